@@ -1,0 +1,1 @@
+"""HTTP: the FastAPI app, envelopes, authentication, rate limits and thin routes."""

@@ -1,0 +1,56 @@
+"""The FastAPI application: routes, error handlers and the gateway, nothing global."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
+
+from fastapi import FastAPI
+from starlette.responses import Response
+
+import energyhub
+from energyhub.api.deps import ApiServices
+from energyhub.api.errors import install_error_handlers
+from energyhub.api.gateway import Gateway, GatewayDeps
+from energyhub.api.ratelimit import RateLimiter
+from energyhub.api.routes import devices, sandbox, users
+from energyhub.api.routes.docs import COMMON_ERRORS
+
+DESCRIPTION = """Read and control batteries and EV chargers through one API.
+
+Every request carries an API key in the `x-api-key` header: `sk_test_` keys reach the
+sandbox of simulated devices, `sk_live_` keys real hardware. Every response is an envelope:
+`{success, data, meta}` or `{success: false, error: {code, message, details}, meta}`."""
+
+
+def create_app(
+    services: ApiServices,
+    rate_limiter: RateLimiter,
+    lifespan: Callable[[FastAPI], AbstractAsyncContextManager[None]] | None = None,
+) -> FastAPI:
+    app = FastAPI(
+        title="energyhub",
+        version=energyhub.__version__,
+        description=DESCRIPTION,
+        responses=COMMON_ERRORS,
+        lifespan=lifespan,
+    )
+    app.state.services = services
+    install_error_handlers(app, services.clock)
+    for module in (devices, users, sandbox):
+        app.include_router(module.router)
+
+    @app.get("/healthz", include_in_schema=False)
+    async def healthz() -> Response:
+        return Response(b'{"status":"ok"}', media_type="application/json")
+
+    app.add_middleware(
+        Gateway,
+        deps=GatewayDeps(
+            accounts=services.accounts,
+            rate_limiter=rate_limiter,
+            read_cache=services.read_cache,
+            clock=services.clock,
+        ),
+    )
+    return app

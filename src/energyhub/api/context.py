@@ -1,0 +1,44 @@
+"""Per-request facts the gateway puts in the ASGI scope for routes and handlers."""
+
+from __future__ import annotations
+
+import re
+import time
+import uuid
+from dataclasses import dataclass, field
+
+from starlette.types import Scope
+
+from energyhub.domain.accounts import Principal
+
+REQUEST_ID_PATTERN = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
+CONTEXT_KEY = "energyhub"
+
+
+@dataclass(slots=True)
+class RequestContext:
+    request_id: str
+    started: float = field(default_factory=time.perf_counter)
+    principal: Principal | None = None
+    rate_limit_headers: list[tuple[bytes, bytes]] = field(default_factory=list)
+
+    def latency_ms(self) -> float:
+        return round((time.perf_counter() - self.started) * 1000, 3)
+
+
+def request_id_from(header: bytes | None) -> str:
+    """The caller's id when it is well formed (CONTRACT 1), else a new one."""
+    if header:
+        text = header.decode("latin-1")
+        if REQUEST_ID_PATTERN.match(text):
+            return text
+    return "req_" + uuid.uuid4().hex
+
+
+def context_of(scope: Scope) -> RequestContext:
+    found = scope.get("state", {}).get(CONTEXT_KEY)
+    if isinstance(found, RequestContext):
+        return found
+    context = RequestContext(request_id=request_id_from(None))
+    scope.setdefault("state", {})[CONTEXT_KEY] = context
+    return context

@@ -1,0 +1,56 @@
+"""What routes receive: the services, and the caller of this request."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated
+
+from fastapi import Depends, Request, Security
+from fastapi.security import APIKeyHeader
+
+from energyhub.api.context import RequestContext, context_of
+from energyhub.api.read_cache import DeviceReadCache
+from energyhub.config import Settings
+from energyhub.domain.accounts import Principal
+from energyhub.domain.clock import Clock
+from energyhub.domain.errors import Unauthorized
+from energyhub.services.accounts import AccountService
+from energyhub.services.devices import DeviceService
+from energyhub.services.sandbox import SandboxService
+
+
+@dataclass(frozen=True, slots=True)
+class ApiServices:
+    settings: Settings
+    clock: Clock
+    accounts: AccountService
+    devices: DeviceService
+    sandbox: SandboxService
+    read_cache: DeviceReadCache
+
+
+# Documents the key in OpenAPI; the gateway has checked it before any route runs.
+api_key_header = APIKeyHeader(name="x-api-key", auto_error=False, description="sk_test_ / sk_live_")
+
+
+def get_services(request: Request) -> ApiServices:
+    services: ApiServices = request.app.state.services
+    return services
+
+
+def get_context(request: Request) -> RequestContext:
+    return context_of(request.scope)
+
+
+def get_principal(
+    request: Request, _key: Annotated[str | None, Security(api_key_header)] = None
+) -> Principal:
+    principal = context_of(request.scope).principal
+    if principal is None:
+        raise Unauthorized()
+    return principal
+
+
+Services = Annotated[ApiServices, Depends(get_services)]
+Context = Annotated[RequestContext, Depends(get_context)]
+Caller = Annotated[Principal, Depends(get_principal)]

@@ -1,0 +1,74 @@
+"""The two envelopes of spec 1.3 with the meta of spec 2.1, serialised once with orjson.
+The request-id and rate-limit headers are added by the gateway to every response."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+from starlette.responses import Response
+
+from energyhub.api.context import RequestContext
+from energyhub.domain.clock import Clock, isoformat_utc
+from energyhub.domain.errors import ApiError
+
+JSON = "application/json"
+
+
+def success_bytes(
+    data_json: bytes, context: RequestContext, environment: str, clock: Clock
+) -> bytes:
+    """Splices already serialised `data` into the envelope (the cached read path uses this)."""
+    meta = orjson.dumps(
+        {
+            "requestId": context.request_id,
+            "environment": environment,
+            "timestamp": isoformat_utc(clock.now()),
+            "latencyMs": context.latency_ms(),
+        }
+    )
+    return b'{"success":true,"data":' + data_json + b',"meta":' + meta + b"}"
+
+
+def failure_body(error: ApiError, context: RequestContext, path: str, clock: Clock) -> bytes:
+    body: dict[str, Any] = {"code": error.code, "message": error.message}
+    if error.details:
+        body["details"] = error.details
+    return orjson.dumps(
+        {
+            "success": False,
+            "error": body,
+            "meta": {
+                "requestId": context.request_id,
+                "timestamp": isoformat_utc(clock.now()),
+                "path": path,
+                "latencyMs": context.latency_ms(),
+            },
+        },
+        default=str,
+    )
+
+
+def success_response(
+    data: Any, context: RequestContext, environment: str, clock: Clock, status: int = 200
+) -> Response:
+    return Response(
+        success_bytes(orjson.dumps(data), context, environment, clock),
+        status_code=status,
+        media_type=JSON,
+    )
+
+
+def failure_response(
+    error: ApiError,
+    context: RequestContext,
+    path: str,
+    clock: Clock,
+    headers: dict[str, str] | None = None,
+) -> Response:
+    return Response(
+        failure_body(error, context, path, clock),
+        status_code=error.status,
+        media_type=JSON,
+        headers=headers,
+    )

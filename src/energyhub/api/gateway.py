@@ -1,0 +1,166 @@
+"""The ASGI layer in front of FastAPI: request ids, the 64 KiB body limit, API-key
+authentication, per-key rate limits and their headers, and cache hits of single-device
+reads served without entering the framework (the hot path of `bench/device_read.py`)."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from energyhub.api.context import CONTEXT_KEY, RequestContext, request_id_from
+from energyhub.api.envelope import failure_response, success_bytes
+from energyhub.api.ratelimit import RateLimiter
+from energyhub.api.read_cache import DeviceReadCache
+from energyhub.domain.capabilities import DeviceType
+from energyhub.domain.clock import Clock
+from energyhub.domain.devices import CacheType
+from energyhub.domain.errors import ApiError, InternalError, PayloadTooLarge, RateLimited
+from energyhub.services.accounts import AccountService
+
+log = logging.getLogger(__name__)
+
+MAX_BODY_BYTES = 64 * 1024
+PUBLIC_PREFIXES = ("/docs", "/redoc", "/openapi.json", "/healthz", "/link", "/dashboard", "/static")
+READ_TYPES = {"battery": DeviceType.BATTERY, "ev-charger": DeviceType.EV_CHARGER}
+EXPEDITE_QUERIES = {
+    b"": CacheType.NORMAL,
+    b"expedite=false": CacheType.NORMAL,
+    b"expedite=0": CacheType.NORMAL,
+    b"expedite=true": CacheType.EXPEDITE,
+    b"expedite=1": CacheType.EXPEDITE,
+}
+JSON_HEADERS = [(b"content-type", b"application/json")]
+
+
+@dataclass(frozen=True, slots=True)
+class GatewayDeps:
+    accounts: AccountService
+    rate_limiter: RateLimiter
+    read_cache: DeviceReadCache
+    clock: Clock
+
+
+def is_public(path: str) -> bool:
+    return path == "/" or path.startswith(PUBLIC_PREFIXES)
+
+
+class Gateway:
+    def __init__(self, app: ASGIApp, deps: GatewayDeps) -> None:
+        self.app = app
+        self.deps = deps
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        context = RequestContext(request_id=request_id_from(_header(scope, b"x-request-id")))
+        scope.setdefault("state", {})[CONTEXT_KEY] = context
+        send = _with_headers(send, context)
+        try:
+            receive = await _limited_body(scope, receive)
+            if not is_public(scope["path"]):
+                principal = await self.deps.accounts.authenticate(
+                    (_header(scope, b"x-api-key") or b"").decode("latin-1")
+                )
+                context.principal = principal
+                decision = await self.deps.rate_limiter.hit(principal)
+                context.rate_limit_headers = decision.headers()
+                if not decision.allowed:
+                    raise RateLimited(retryAfter=decision.retry_after())
+                if await self._serve_cached_read(scope, context, send):
+                    return
+        except ApiError as error:
+            await self._fail(error, scope, receive, send, context)
+            return
+        except Exception:
+            log.exception("gateway failure on %s", scope["path"])
+            await self._fail(InternalError(), scope, receive, send, context)
+            return
+        await self.app(scope, receive, send)
+
+    async def _serve_cached_read(self, scope: Scope, context: RequestContext, send: Send) -> bool:
+        if scope["method"] != "GET" or context.principal is None:
+            return False
+        parts = scope["path"].split("/")
+        if len(parts) != 3 or parts[1] not in READ_TYPES or not parts[2]:
+            return False
+        cache_type = EXPEDITE_QUERIES.get(scope["query_string"])
+        if cache_type is None:
+            return False
+        data = self.deps.read_cache.lookup(
+            context.principal, READ_TYPES[parts[1]], parts[2], cache_type, self.deps.clock.now()
+        )
+        if data is None:
+            return False
+        body = success_bytes(data, context, context.principal.environment.value, self.deps.clock)
+        await send({"type": "http.response.start", "status": 200, "headers": JSON_HEADERS})
+        await send({"type": "http.response.body", "body": body})
+        return True
+
+    async def _fail(
+        self, error: ApiError, scope: Scope, receive: Receive, send: Send, context: RequestContext
+    ) -> None:
+        extra = (
+            {"Retry-After": str(error.details["retryAfter"])}
+            if isinstance(error, RateLimited)
+            else None
+        )
+        response = failure_response(error, context, scope["path"], self.deps.clock, extra)
+        await response(scope, receive, send)
+
+
+def _header(scope: Scope, name: bytes) -> bytes | None:
+    for key, value in scope["headers"]:
+        if key == name:
+            return bytes(value)
+    return None
+
+
+def _with_headers(send: Send, context: RequestContext) -> Send:
+    async def wrapped(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            headers = list(message.get("headers", []))
+            headers.append((b"x-request-id", context.request_id.encode()))
+            headers.extend(context.rate_limit_headers)
+            message = {**message, "headers": headers}
+        await send(message)
+
+    return wrapped
+
+
+async def _limited_body(scope: Scope, receive: Receive) -> Receive:
+    """Refuses bodies over 64 KiB, by Content-Length or while reading a chunked body."""
+    length = _header(scope, b"content-length")
+    if length is not None:
+        if not length.isdigit():
+            return receive
+        if int(length) > MAX_BODY_BYTES:
+            raise PayloadTooLarge()
+        return receive
+    if scope["method"] in {"GET", "HEAD", "OPTIONS"}:
+        return receive
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            return receive
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > MAX_BODY_BYTES:
+            raise PayloadTooLarge()
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            break
+    replayed = False
+
+    async def replay() -> Message:
+        nonlocal replayed
+        if not replayed:
+            replayed = True
+            return {"type": "http.request", "body": b"".join(chunks), "more_body": False}
+        return await receive()
+
+    return replay

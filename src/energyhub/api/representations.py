@@ -1,0 +1,98 @@
+"""Resource bodies as clients see them (spec 2.2-2.10, CONTRACT 3)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from energyhub.domain.capabilities import DeviceType
+from energyhub.domain.clock import isoformat_utc
+from energyhub.domain.devices import CacheType, Device, StateSource, Vehicle
+
+
+def device_body(
+    device: Device,
+    vehicle: Vehicle | None,
+    source: StateSource,
+    cache_type: CacheType | None,
+) -> dict[str, Any]:
+    caps = device.capabilities
+    metadata: dict[str, Any] = {
+        "model": device.model,
+        "timezone": device.timezone,
+        "source": source.value,
+    }
+    if cache_type is not None:
+        metadata["cacheType"] = cache_type.value
+    body: dict[str, Any] = {
+        "id": device.id,
+        "type": device.type.value,
+        "userId": device.user_id,
+        "vendor": device.vendor,
+        "sync": {
+            "available": device.available,
+            "lastPulledAt": (
+                None if device.last_pulled_at is None else isoformat_utc(device.last_pulled_at)
+            ),
+        },
+        "metadata": metadata,
+        "state": device.state,
+    }
+    if caps.conflict_strategies is not None:
+        body["conflictStrategies"] = [s.value for s in caps.conflict_strategies]
+    body["commands"] = caps.commands_json()
+    body["settings"] = caps.settings_json(device.settings)
+    if device.type is DeviceType.EV_CHARGER:
+        body["sessions"] = bool(caps.sessions)
+        body["vehicle"] = (
+            None
+            if vehicle is None
+            else {"id": vehicle.id, "links": {"self": vehicle_path(vehicle)}}
+        )
+    if device.last_action is not None:
+        body["lastAction"] = device.last_action
+    body["currentSchedule"] = device.current_schedule
+    return body
+
+
+def vehicle_path(vehicle: Vehicle) -> str:
+    return f"/vehicles/{vehicle.id}"
+
+
+def vehicle_body(vehicle: Vehicle) -> dict[str, Any]:
+    return {
+        "id": vehicle.id,
+        "vendor": vehicle.vendor,
+        "model": vehicle.model,
+        "vin": vehicle.vin,
+        "batteryCapacity": (
+            None
+            if vehicle.battery_capacity_kwh is None
+            else {"value": vehicle.battery_capacity_kwh, "unit": "kwh"}
+        ),
+        "stateOfCharge": vehicle.state_of_charge,
+        "chargerId": vehicle.charger_id,
+        "links": {"self": vehicle_path(vehicle)},
+    }
+
+
+def device_summary(item: Device | Vehicle) -> dict[str, Any]:
+    """Spec 2.9: the short form of a user's device listing."""
+    if isinstance(item, Vehicle):
+        return {
+            "id": item.id,
+            "vendor": item.vendor,
+            "type": DeviceType.VEHICLE.value,
+            "model": item.model,
+            "available": True,
+        }
+    return {
+        "id": item.id,
+        "vendor": item.vendor,
+        "type": item.type.value,
+        "model": item.model,
+        "available": item.available,
+    }
+
+
+def pagination(offset: int, limit: int, total: int) -> dict[str, Any]:
+    return {"limit": limit, "offset": offset, "total": total, "hasMore": offset + limit < total}

@@ -1,0 +1,50 @@
+"""Sandbox-only routes: CONTRACT 8."""
+
+from __future__ import annotations
+
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from fastapi import APIRouter
+from starlette.responses import Response
+
+from energyhub.api.deps import Caller, Context, Services
+from energyhub.api.envelope import success_response
+from energyhub.api.representations import device_body
+from energyhub.api.routes.docs import errors
+from energyhub.api.schemas import (
+    BatteryDevice,
+    Envelope,
+    EvChargerDevice,
+    SandboxDeviceRequest,
+)
+from energyhub.domain.capabilities import DeviceType
+from energyhub.domain.errors import InvalidRequest
+from energyhub.services.sandbox import DEFAULT_TIMEZONE
+
+router = APIRouter(prefix="/sandbox", tags=["sandbox"])
+
+
+@router.post(
+    "/devices",
+    status_code=201,
+    response_model=Envelope[BatteryDevice | EvChargerDevice],
+    responses=errors(403),
+)
+async def create_sandbox_device(
+    body: SandboxDeviceRequest, services: Services, context: Context, caller: Caller
+) -> Response:
+    """A simulated battery or charger for a user (created on first use); SANDBOX_ONLY with a
+    live key."""
+    timezone = body.timezone or DEFAULT_TIMEZONE
+    try:
+        ZoneInfo(timezone)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise InvalidRequest(
+            errors=[{"path": "body.timezone", "message": f"unknown IANA timezone {timezone!r}"}]
+        ) from None
+    view = await services.sandbox.create_device(
+        caller, DeviceType(body.type), body.userId, body.email, body.profile, timezone
+    )
+    services.read_cache.put(view.device, view.vehicle)
+    data = device_body(view.device, view.vehicle, view.source, None)
+    return success_response(data, context, caller.environment.value, services.clock, 201)

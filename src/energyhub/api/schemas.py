@@ -1,0 +1,206 @@
+"""Pydantic models that document requests and responses in the OpenAPI document.
+
+Responses are serialised by hand (orjson) for speed; these models describe them, and the
+schemathesis run checks every response against them."""
+
+from __future__ import annotations
+
+from typing import Any, Generic, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+T = TypeVar("T")
+
+
+class Meta(BaseModel):
+    requestId: str
+    environment: Literal["sandbox", "live"]
+    timestamp: str
+    latencyMs: float
+
+
+class ErrorMeta(BaseModel):
+    requestId: str
+    timestamp: str
+    path: str
+    latencyMs: float
+
+
+class ErrorBody(BaseModel):
+    code: str = Field(description="Stable error code; clients branch on this.")
+    message: str = Field(description="What went wrong and what to do next.")
+    details: dict[str, Any] | None = None
+
+
+class ErrorEnvelope(BaseModel):
+    success: Literal[False]
+    error: ErrorBody
+    meta: ErrorMeta
+
+
+class Envelope(BaseModel, Generic[T]):
+    success: Literal[True]
+    data: T
+    meta: Meta
+
+
+class Quantity(BaseModel):
+    value: float
+    unit: str
+
+
+class ParameterSpec(BaseModel):
+    unit: str
+    min: float | None = None
+    max: float | None = None
+
+
+class CommandSpec(BaseModel):
+    parameters: dict[str, ParameterSpec]
+    execution: list[Literal["immediate", "scheduled", "windowed"]]
+
+
+class SettingValue(BaseModel):
+    value: float | bool
+    unit: str | None = None
+    min: float | None = None
+    max: float | None = None
+
+
+class Sync(BaseModel):
+    available: bool
+    lastPulledAt: str | None
+
+
+class DeviceMetadata(BaseModel):
+    model: str
+    timezone: str = Field(description="The plant's IANA timezone; push start/end use it.")
+    source: Literal["cache", "live"]
+    cacheType: Literal["normal", "expedite"] | None = Field(
+        default=None, description="Present on single-device reads."
+    )
+
+
+class Links(BaseModel):
+    self: str
+
+
+class LastAction(BaseModel):
+    id: str
+    command: str
+    state: str
+    createdAt: str
+    updatedAt: str
+    links: Links
+
+
+class BatteryState(BaseModel):
+    status: Literal["idle", "charging", "discharging"]
+    capacity: float = Field(description="Usable capacity, kWh.")
+    level: float = Field(description="State of charge, percent 0-100.")
+    chargeRate: float = Field(description="kW; positive charging, negative discharging.")
+    dischargeLimit: float = Field(description="Lowest state of charge in normal use, percent.")
+    currentMode: str
+
+
+class EvChargerState(BaseModel):
+    """Presence-based: a key is absent when the charger does not report it."""
+
+    status: Literal["available", "charging", "discharging", "scheduled", "error", "offline"]
+    isConnected: bool
+    isCharging: bool
+    currentPower: float | None = None
+    maxCurrent: float | None = None
+    powerRateLimit: float | None = None
+    sessionEnergy: float | None = None
+    phases: int | None = Field(default=None, ge=1, le=3)
+    voltage: float | None = None
+    notChargingReason: (
+        Literal["vehicle", "charger", "authorization", "schedule", "unknown"] | None
+    ) = None
+    activeControlMode: str | None = None
+
+
+class VehicleRef(BaseModel):
+    id: str
+    links: Links
+
+
+class DeviceBase(BaseModel):
+    id: str
+    userId: str
+    vendor: str
+    sync: Sync
+    metadata: DeviceMetadata
+    conflictStrategies: list[Literal["cancel_and_replace", "queue_after"]] | None = Field(
+        default=None, description="Absent on a minimally registered device."
+    )
+    commands: dict[str, CommandSpec]
+    settings: dict[str, SettingValue]
+    lastAction: LastAction | None = None
+    currentSchedule: dict[str, Any] | None
+
+
+class BatteryDevice(DeviceBase):
+    type: Literal["battery"]
+    state: BatteryState
+
+
+class EvChargerDevice(DeviceBase):
+    type: Literal["ev-charger"]
+    state: EvChargerState
+    sessions: bool
+    vehicle: VehicleRef | None
+
+
+class Vehicle(BaseModel):
+    id: str
+    vendor: str | None
+    model: str | None
+    vin: str | None
+    batteryCapacity: Quantity | None
+    stateOfCharge: float | None
+    chargerId: str | None
+    links: Links
+
+
+class Pagination(BaseModel):
+    limit: int
+    offset: int
+    total: int
+    hasMore: bool
+
+
+class Page(BaseModel, Generic[T]):
+    items: list[T]
+    pagination: Pagination
+
+
+class DeviceSummary(BaseModel):
+    id: str
+    vendor: str | None
+    type: Literal["battery", "hvac", "ev-charger", "solar-inverter", "vehicle"]
+    model: str | None
+    available: bool
+
+
+class UserDevices(BaseModel):
+    devices: list[DeviceSummary]
+    pagination: Pagination
+
+
+class SandboxDeviceRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    type: Literal["battery", "ev-charger"]
+    userId: str = Field(min_length=1, max_length=200)
+    email: str | None = Field(default=None, max_length=320, pattern=r"^[^@\s]+@[^@\s]+$")
+    profile: str | None = Field(
+        default=None,
+        max_length=60,
+        description="battery, battery-minimal, battery-auto-schedule, ev-charger, "
+        "ev-charger-basic or ev-charger-bidirectional; default by type.",
+    )
+    timezone: str | None = Field(
+        default=None, max_length=64, description="IANA timezone of the plant (Europe/Berlin)."
+    )

@@ -1,0 +1,224 @@
+"""The `energyhub` command: serve, migrate, accounts and keys."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import sys
+from collections.abc import Awaitable, Callable
+from datetime import datetime
+from typing import Annotated, Any, TypeVar
+
+import typer
+import uvicorn
+from rich.console import Console
+from rich.table import Table
+
+from energyhub.bootstrap import Container, build_app, build_container
+from energyhub.config import Settings
+from energyhub.domain.accounts import environment_from_cli
+from energyhub.domain.capabilities import DeviceType
+from energyhub.domain.clock import ensure_utc, isoformat_utc
+from energyhub.services.demo import Demo, create_demo_if_empty, first_of
+
+app = typer.Typer(
+    help="energyhub: batteries and EV chargers behind one HTTP API.", no_args_is_help=True
+)
+accounts_app = typer.Typer(help="Customer accounts.", no_args_is_help=True)
+keys_app = typer.Typer(help="API keys (shown once, stored as hashes).", no_args_is_help=True)
+app.add_typer(accounts_app, name="accounts")
+app.add_typer(keys_app, name="keys")
+
+err = Console(stderr=True, soft_wrap=True)
+T = TypeVar("T")
+JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON alone on stdout.")]
+
+
+def _run(work: Callable[[Container], Awaitable[T]]) -> T:
+    async def main() -> T:
+        container = await build_container(Settings())
+        try:
+            return await work(container)
+        finally:
+            await container.aclose()
+
+    return asyncio.run(main())
+
+
+def _print_json(value: Any) -> None:
+    sys.stdout.write(json.dumps(value) + "\n")
+
+
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="TCP port.")] = 8000,
+    demo: Annotated[
+        bool, typer.Option("--demo/--no-demo", help="Create the demo on first start.")
+    ] = True,
+) -> None:
+    """Run the HTTP service (and its workers) after applying migrations."""
+    settings = Settings()
+    logging.basicConfig(
+        level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s %(message)s"
+    )
+
+    async def main() -> None:
+        container = await build_container(settings)
+        try:
+            if demo:
+                made = await create_demo_if_empty(
+                    container.uow, container.services.accounts, container.services.sandbox
+                )
+                if made is not None:
+                    _announce_demo(made, settings.public_base_url(host, port))
+            config = uvicorn.Config(
+                build_app(container),
+                host=host,
+                port=port,
+                loop="uvloop",
+                http="httptools",
+                log_level=settings.log_level.lower(),
+                access_log=False,
+            )
+            await uvicorn.Server(config).serve()
+        finally:
+            await container.aclose()
+
+    import uvloop
+
+    uvloop.run(main())
+
+
+def _announce_demo(demo: Demo, base: str) -> None:
+    battery = first_of(demo, DeviceType.BATTERY)
+    err.print(
+        "\n[bold green]energyhub demo ready[/] (first start: demo account, sandbox key, "
+        f"user [bold]{demo.user_id}[/] with {len(demo.device_ids)} simulated devices)\n"
+        f"  sandbox API key (shown once): [bold]{demo.key}[/]\n"
+        f"  API docs:   {base}/docs\n"
+        f"  dashboard:  {base}/dashboard\n"
+        f"  Link UI:    {base}/link/{demo.app_id}\n"
+        f"  try:        curl -H 'x-api-key: {demo.key}' {base}/battery/{battery}\n"
+    )
+
+
+@app.command()
+def migrate() -> None:
+    """Apply database migrations and exit."""
+
+    async def work(_container: Container) -> None:
+        return None
+
+    _run(work)  # build_container migrates
+    err.print("database is up to date")
+
+
+@accounts_app.command("create")
+def accounts_create(
+    name: Annotated[str, typer.Option(help="Customer name.")], as_json: JsonFlag = False
+) -> None:
+    """Create an account; prints its id and Link UI app id."""
+
+    async def work(c: Container) -> dict[str, str]:
+        account = await c.services.accounts.create_account(name)
+        return {"accountId": account.id, "appId": account.app_id}
+
+    result = _run(work)
+    if as_json:
+        _print_json(result)
+    else:
+        err.print(f"account [bold]{result['accountId']}[/] (app id {result['appId']})")
+
+
+@keys_app.command("create")
+def keys_create(
+    account: Annotated[str, typer.Option(help="Account id.")],
+    env: Annotated[str, typer.Option(help="test (sandbox; 'sandbox' gives sk_sandbox_) or live.")],
+    expires_at: Annotated[
+        datetime | None, typer.Option(help="Optional expiry, ISO 8601 (UTC if no offset).")
+    ] = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Create an API key; the key is shown once and stored as a hash."""
+    try:
+        environment = environment_from_cli(env)
+    except ValueError as bad:
+        raise typer.BadParameter(str(bad), param_hint="--env") from None
+    prefix = "sk_sandbox_" if env.lower() == "sandbox" else None
+    expiry = None if expires_at is None else ensure_utc(expires_at)
+
+    async def work(c: Container) -> dict[str, str | None]:
+        created = await c.services.accounts.create_key(account, environment, expiry, prefix)
+        return {
+            "key": created.key,
+            "keyId": created.api_key.id,
+            "environment": environment.value,
+            "expiresAt": None if expiry is None else isoformat_utc(expiry),
+        }
+
+    try:
+        result = _run(work)
+    except LookupError as missing:
+        err.print(f"[red]{missing.args[0]}[/]")
+        raise typer.Exit(1) from None
+    if as_json:
+        _print_json(result)
+    else:
+        err.print(f"key [bold]{result['keyId']}[/]: {result['key']}  (shown once; keep it safe)")
+
+
+@keys_app.command("revoke")
+def keys_revoke(key_id: Annotated[str, typer.Argument(help="The key's id (key_...).")]) -> None:
+    """Revoke a key; it stops working on the next request."""
+
+    async def work(c: Container) -> bool:
+        return await c.services.accounts.revoke_key(key_id)
+
+    if not _run(work):
+        err.print(f"[red]no active key {key_id}[/]")
+        raise typer.Exit(1)
+    err.print(f"revoked {key_id}")
+
+
+@keys_app.command("list")
+def keys_list(
+    account: Annotated[str, typer.Option(help="Account id.")], as_json: JsonFlag = False
+) -> None:
+    """An account's keys (ids, environments, hints; never the keys)."""
+
+    async def work(c: Container) -> list[dict[str, str | None]]:
+        keys = await c.services.accounts.list_keys(account)
+        return [
+            {
+                "keyId": k.id,
+                "environment": k.environment.value,
+                "prefix": k.prefix,
+                "hint": k.hint,
+                "createdAt": isoformat_utc(k.created_at),
+                "expiresAt": None if k.expires_at is None else isoformat_utc(k.expires_at),
+                "revokedAt": None if k.revoked_at is None else isoformat_utc(k.revoked_at),
+            }
+            for k in keys
+        ]
+
+    try:
+        rows = _run(work)
+    except LookupError as missing:
+        err.print(f"[red]{missing.args[0]}[/]")
+        raise typer.Exit(1) from None
+    if as_json:
+        _print_json(rows)
+        return
+    table = Table("key id", "env", "key", "created", "expires", "revoked")
+    for row in rows:
+        table.add_row(
+            row["keyId"],
+            row["environment"],
+            f"{row['prefix']}…{row['hint']}",
+            row["createdAt"],
+            row["expiresAt"] or "-",
+            row["revokedAt"] or "-",
+        )
+    Console().print(table)

@@ -1,0 +1,76 @@
+"""Settings from ENERGYHUB_* environment variables (CONTRACT 12). Nothing is read at import
+time: `Settings()` is built once in bootstrap or the CLI and passed down."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+DEFAULT_RETRY_SCHEDULE_S = (5, 300, 1800, 7200, 18000, 36000, 36000, 36000, 36000)
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="ENERGYHUB_", extra="ignore")
+
+    database_url: str = Field(
+        default="sqlite+aiosqlite:///./energyhub.db",
+        description="SQLAlchemy URL: sqlite+aiosqlite:///path or postgresql+asyncpg://...",
+    )
+    redis_url: str | None = Field(
+        default=None, description="Shares rate limits across processes when set."
+    )
+    public_url: str | None = Field(
+        default=None, description="Base URL of links we hand out; default http://{host}:{port}."
+    )
+    secret_key: str | None = Field(
+        default=None,
+        description="Encrypts manufacturer credentials; generated next to the database if unset.",
+    )
+    sandbox_completion_delay_s: float = 2.0
+    sandbox_push_event_delay_s: float = 180.0
+    sandbox_link_event_delay_s: float = 60.0
+    live_event_delay_s: float = 0.0
+    webhook_retry_schedule_s: Annotated[tuple[float, ...], NoDecode] = DEFAULT_RETRY_SCHEDULE_S
+    rate_limit_sandbox: int = Field(default=600, ge=1, description="Requests per minute per key.")
+    rate_limit_live: int = Field(default=300, ge=1, description="Requests per minute per key.")
+    allow_private_webhook_urls: bool = False
+    schedules: bool = True
+    key_cache_ttl_s: float = Field(
+        default=0.25,
+        ge=0,
+        description="How long a validated API key is trusted before it is checked again "
+        "(revocations in this process take effect at once).",
+    )
+    log_level: str = "INFO"
+
+    @field_validator("webhook_retry_schedule_s", mode="before")
+    @classmethod
+    def _parse_schedule(cls, value: object) -> object:
+        if isinstance(value, str):
+            text = value.strip().strip("[]")
+            return tuple(float(part) for part in text.replace(",", " ").split())
+        return value
+
+    @field_validator("schedules", mode="before")
+    @classmethod
+    def _parse_on_off(cls, value: object) -> object:
+        if isinstance(value, str) and value.strip().lower() in {"on", "off"}:
+            return value.strip().lower() == "on"
+        return value
+
+    @property
+    def is_sqlite(self) -> bool:
+        return self.database_url.startswith("sqlite")
+
+    def sqlite_path(self) -> Path | None:
+        """The database file, for SQLite URLs that name one."""
+        if not self.is_sqlite:
+            return None
+        _, _, path = self.database_url.partition(":///")
+        return Path(path) if path and path != ":memory:" else None
+
+    def public_base_url(self, host: str, port: int) -> str:
+        return (self.public_url or f"http://{host}:{port}").rstrip("/")

@@ -1,0 +1,1 @@
+"""Pure rules of the service: no I/O, no SQL, no HTTP."""

@@ -1,0 +1,66 @@
+"""Time: a Clock protocol so the domain never reads the wall clock itself, and
+plant-local wall-clock conversions with explicit DST rules."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Protocol
+from zoneinfo import ZoneInfo
+
+
+class Clock(Protocol):
+    """Source of the current instant (aware, UTC)."""
+
+    def now(self) -> datetime: ...
+
+
+class SystemClock:
+    """The real clock."""
+
+    def now(self) -> datetime:
+        return datetime.now(UTC)
+
+
+class FakeClock:
+    """A clock tests move by hand."""
+
+    def __init__(self, start: datetime) -> None:
+        self._now = ensure_utc(start)
+
+    def now(self) -> datetime:
+        return self._now
+
+    def advance(self, delta: timedelta | float) -> datetime:
+        self._now += delta if isinstance(delta, timedelta) else timedelta(seconds=delta)
+        return self._now
+
+    def set(self, instant: datetime) -> None:
+        self._now = ensure_utc(instant)
+
+
+class NonexistentLocalTime(ValueError):
+    """A wall-clock time that falls in a DST gap of the plant's timezone."""
+
+
+def ensure_utc(value: datetime) -> datetime:
+    """Aware UTC for any datetime; naive values are taken as UTC (SQLite returns those)."""
+    if value.tzinfo is None:
+        return value.replace(tzinfo=UTC)
+    return value.astimezone(UTC)
+
+
+def local_to_utc(naive: datetime, tz: ZoneInfo) -> datetime:
+    """Plant-local wall clock to UTC: a DST gap is refused, a fold takes its first occurrence."""
+    first = naive.replace(tzinfo=tz, fold=0)
+    second = naive.replace(tzinfo=tz, fold=1)
+    if first.utcoffset() != second.utcoffset():
+        round_trip = first.astimezone(UTC).astimezone(tz).replace(tzinfo=None)
+        if round_trip != naive:
+            raise NonexistentLocalTime(f"{naive.isoformat()} does not exist in {tz.key}")
+    return first.astimezone(UTC)
+
+
+def isoformat_utc(value: datetime) -> str:
+    """ISO 8601 UTC with a `Z`, millisecond precision: the one format of every response."""
+    utc = ensure_utc(value)
+    return utc.strftime("%Y-%m-%dT%H:%M:%S.") + f"{utc.microsecond // 1000:03d}Z"

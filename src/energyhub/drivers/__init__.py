@@ -1,0 +1,1 @@
+"""energyhub.drivers."""

@@ -1,0 +1,40 @@
+"""What every driver returns and raises, whatever protocol it speaks."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class VehicleReading:
+    """A car seen through its charger (CONTRACT 3: `GET /vehicles/{id}`)."""
+
+    vendor: str | None
+    model: str | None
+    vin: str | None
+    battery_capacity_kwh: float | None
+    state_of_charge: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceReading:
+    """One pull from a device: the spec-shaped `state` body (camelCase keys, presence-based
+    keys omitted when unknown), whether the device answered, and its vehicle if any."""
+
+    state: dict[str, Any]
+    available: bool = True
+    vehicle: VehicleReading | None = None
+    pulled_at: datetime | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class DriverError(Exception):
+    """A protocol failure turned into a spec code (`DEVICE_OFFLINE`, ...) and a retry hint."""
+
+    def __init__(self, code: str, message: str, *, retryable: bool) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.retryable = retryable

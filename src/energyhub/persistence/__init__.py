@@ -1,0 +1,1 @@
+"""Storage: SQLAlchemy Core tables, repositories and Alembic migrations (SQLite | PostgreSQL)."""

@@ -1,0 +1,226 @@
+"""Devices, users and vehicles in SQL."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import func, or_, select, update
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from energyhub.domain.accounts import Environment
+from energyhub.domain.capabilities import DeviceType, capabilities_from_json
+from energyhub.domain.devices import Device, User, Vehicle
+from energyhub.persistence.tables import devices, users, vehicles
+
+
+def _device(row: Any) -> Device:
+    return Device(
+        id=row.id,
+        account_id=row.account_id,
+        environment=Environment(row.environment),
+        user_id=row.user_id,
+        type=DeviceType(row.type),
+        vendor=row.vendor,
+        model=row.model,
+        driver=row.driver,
+        profile=row.profile,
+        timezone=row.timezone,
+        capabilities=capabilities_from_json(row.capabilities),
+        settings=dict(row.settings),
+        state=dict(row.state),
+        sim=row.sim,
+        available=row.available,
+        last_pulled_at=row.last_pulled_at,
+        last_action=row.last_action,
+        current_schedule=row.current_schedule,
+        vehicle_id=row.vehicle_id,
+        created_at=row.created_at,
+        updated_at=row.updated_at,
+    )
+
+
+def _vehicle(row: Any) -> Vehicle:
+    return Vehicle(
+        id=row.id,
+        user_id=row.user_id,
+        charger_id=row.charger_id,
+        vendor=row.vendor,
+        model=row.model,
+        vin=row.vin,
+        battery_capacity_kwh=row.battery_capacity_kwh,
+        state_of_charge=row.state_of_charge,
+    )
+
+
+class SqlDeviceRepository:
+    def __init__(self, connection: AsyncConnection) -> None:
+        self._c = connection
+
+    async def get_device(
+        self, account_id: str, environment: Environment, device_id: str
+    ) -> Device | None:
+        row = (
+            await self._c.execute(
+                select(devices).where(
+                    devices.c.id == device_id,
+                    devices.c.account_id == account_id,
+                    devices.c.environment == environment.value,
+                )
+            )
+        ).first()
+        return None if row is None else _device(row)
+
+    async def list_devices(
+        self,
+        account_id: str,
+        environment: Environment,
+        types: Sequence[DeviceType],
+        user_id: str | None,
+        offset: int,
+        limit: int,
+    ) -> tuple[Sequence[Device], int]:
+        where = [devices.c.account_id == account_id, devices.c.environment == environment.value]
+        if types:
+            where.append(devices.c.type.in_([t.value for t in types]))
+        if user_id is not None:
+            where.append(devices.c.user_id == user_id)
+        total = (
+            await self._c.execute(select(func.count()).select_from(devices).where(*where))
+        ).scalar_one()
+        rows = await self._c.execute(
+            select(devices)
+            .where(*where)
+            .order_by(devices.c.created_at, devices.c.id)
+            .offset(offset)
+            .limit(limit)
+        )
+        return [_device(r) for r in rows], int(total)
+
+    async def add_device(self, device: Device) -> None:
+        await self._c.execute(
+            devices.insert().values(
+                id=device.id,
+                account_id=device.account_id,
+                environment=device.environment.value,
+                user_id=device.user_id,
+                type=device.type.value,
+                vendor=device.vendor,
+                model=device.model,
+                driver=device.driver,
+                profile=device.profile,
+                timezone=device.timezone,
+                capabilities=device.capabilities.to_json(),
+                settings=device.settings,
+                state=device.state,
+                sim=device.sim,
+                available=device.available,
+                last_pulled_at=device.last_pulled_at,
+                last_action=device.last_action,
+                current_schedule=device.current_schedule,
+                vehicle_id=device.vehicle_id,
+                created_at=device.created_at,
+                updated_at=device.updated_at,
+            )
+        )
+
+    async def update_device(self, device_id: str, **values: Any) -> None:
+        await self._c.execute(update(devices).where(devices.c.id == device_id).values(**values))
+
+    async def get_user(self, account_id: str, environment: Environment, ref: str) -> User | None:
+        """A user by id, or by e-mail address (case-insensitive) when no id matches."""
+        rows = (
+            await self._c.execute(
+                select(users)
+                .where(
+                    users.c.account_id == account_id,
+                    users.c.environment == environment.value,
+                    or_(users.c.id == ref, func.lower(users.c.email) == ref.lower()),
+                )
+                .order_by((users.c.id == ref).desc(), users.c.pk)
+            )
+        ).first()
+        return None if rows is None else User(rows.id, rows.email, rows.created_at)
+
+    async def ensure_user(
+        self,
+        account_id: str,
+        environment: Environment,
+        user_id: str,
+        email: str | None,
+        now: datetime,
+    ) -> User:
+        row = (
+            await self._c.execute(
+                select(users).where(
+                    users.c.account_id == account_id,
+                    users.c.environment == environment.value,
+                    users.c.id == user_id,
+                )
+            )
+        ).first()
+        if row is None:
+            await self._c.execute(
+                users.insert().values(
+                    account_id=account_id,
+                    environment=environment.value,
+                    id=user_id,
+                    email=email,
+                    created_at=now,
+                )
+            )
+            return User(user_id, email, now)
+        if email is not None and row.email != email:
+            await self._c.execute(update(users).where(users.c.pk == row.pk).values(email=email))
+            return User(row.id, email, row.created_at)
+        return User(row.id, row.email, row.created_at)
+
+    async def get_vehicle(
+        self, account_id: str, environment: Environment, vehicle_id: str
+    ) -> Vehicle | None:
+        row = (
+            await self._c.execute(
+                select(vehicles).where(
+                    vehicles.c.id == vehicle_id,
+                    vehicles.c.account_id == account_id,
+                    vehicles.c.environment == environment.value,
+                )
+            )
+        ).first()
+        return None if row is None else _vehicle(row)
+
+    async def vehicles_for_chargers(self, charger_ids: Sequence[str]) -> dict[str, Vehicle]:
+        if not charger_ids:
+            return {}
+        rows = await self._c.execute(
+            select(vehicles).where(vehicles.c.charger_id.in_(list(charger_ids)))
+        )
+        return {r.charger_id: _vehicle(r) for r in rows}
+
+    async def upsert_vehicle(
+        self, vehicle: Vehicle, account_id: str, environment: Environment, now: datetime
+    ) -> None:
+        values = dict(
+            user_id=vehicle.user_id,
+            charger_id=vehicle.charger_id,
+            vendor=vehicle.vendor,
+            model=vehicle.model,
+            vin=vehicle.vin,
+            battery_capacity_kwh=vehicle.battery_capacity_kwh,
+            state_of_charge=vehicle.state_of_charge,
+            updated_at=now,
+        )
+        result = await self._c.execute(
+            update(vehicles).where(vehicles.c.id == vehicle.id).values(**values)
+        )
+        if not result.rowcount:
+            await self._c.execute(
+                vehicles.insert().values(
+                    id=vehicle.id,
+                    account_id=account_id,
+                    environment=environment.value,
+                    created_at=now,
+                    **values,
+                )
+            )

@@ -1,0 +1,58 @@
+"""Engine factory and migrations: one place that knows SQLite from PostgreSQL."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import event
+from sqlalchemy.engine import Connection
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+
+MIGRATIONS_DIR = Path(__file__).parent / "migrations"
+
+
+def create_engine(url: str, *, echo: bool = False) -> AsyncEngine:
+    """An async engine. SQLite gets WAL, foreign keys and a single connection: SQLite has one
+    writer, and one pooled connection makes that the queue (no `database is locked`)."""
+    if url.startswith("sqlite"):
+        _ensure_sqlite_dir(url)
+        engine = create_async_engine(url, echo=echo, pool_size=1, max_overflow=0, pool_timeout=60)
+        event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
+        return engine
+    return create_async_engine(url, echo=echo, pool_size=20, max_overflow=10, pool_pre_ping=True)
+
+
+def _ensure_sqlite_dir(url: str) -> None:
+    _, _, path = url.partition(":///")
+    if path and path != ":memory:":
+        Path(path).expanduser().resolve().parent.mkdir(parents=True, exist_ok=True)
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute("PRAGMA busy_timeout=10000")
+    cursor.close()
+
+
+def alembic_config() -> Config:
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
+    return cfg
+
+
+async def migrate(engine: AsyncEngine) -> None:
+    """Upgrade the database to the newest revision (idempotent; safe at every start)."""
+
+    def upgrade(sync_connection: Connection) -> None:
+        cfg = alembic_config()
+        cfg.attributes["connection"] = sync_connection
+        command.upgrade(cfg, "head")
+
+    async with engine.begin() as connection:
+        await connection.run_sync(upgrade)

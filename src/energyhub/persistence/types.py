@@ -1,0 +1,32 @@
+"""Column types that behave the same on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import JSON, DateTime
+from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.engine import Dialect
+from sqlalchemy.types import TypeDecorator
+
+from energyhub.domain.clock import ensure_utc
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """Aware UTC in and out; SQLite would otherwise hand back naive datetimes."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        utc = ensure_utc(value)
+        return utc.replace(tzinfo=None) if dialect.name == "sqlite" else utc
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        return None if value is None else ensure_utc(value)
+
+
+JsonDocument: Any = JSON().with_variant(JSONB(), "postgresql")

@@ -1,0 +1,1 @@
+"""Use cases: each one fetches, asks the domain, stores, in one transaction."""

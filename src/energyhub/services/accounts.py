@@ -1,0 +1,116 @@
+"""Accounts and API keys: creation, revocation, and authentication of every request."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from energyhub.domain.accounts import (
+    KEY_PATTERN,
+    KEY_PREFIXES,
+    Account,
+    ApiKey,
+    Environment,
+    Principal,
+    hash_key,
+)
+from energyhub.domain.clock import Clock
+from energyhub.domain.errors import ExpiredToken, Unauthorized
+from energyhub.services.ids import prefixed_id, random_base62
+from energyhub.services.ports import UnitOfWorkFactory
+
+KEY_RANDOM_LENGTH = 40
+
+
+@dataclass(frozen=True, slots=True)
+class CreatedKey:
+    key: str  # shown once, never stored
+    api_key: ApiKey
+
+
+class AccountService:
+    """Keys are looked up by hash and kept in a small in-process cache: revocations in this
+    process take effect at once, others within `key_cache_ttl_s`."""
+
+    def __init__(self, uow: UnitOfWorkFactory, clock: Clock, key_cache_ttl_s: float) -> None:
+        self._uow = uow
+        self._clock = clock
+        self._ttl = key_cache_ttl_s
+        self._cache: dict[str, tuple[ApiKey, float]] = {}
+
+    async def create_account(self, name: str) -> Account:
+        account = Account(
+            id=prefixed_id("acc"),
+            name=name,
+            app_id=prefixed_id("app"),
+            created_at=self._clock.now(),
+        )
+        async with self._uow() as tx:
+            await tx.accounts.add_account(account)
+        return account
+
+    async def create_key(
+        self,
+        account_id: str,
+        environment: Environment,
+        expires_at: datetime | None = None,
+        prefix: str | None = None,
+    ) -> CreatedKey:
+        """A new key; `prefix` may pick the older `sk_sandbox_` spelling for a sandbox key."""
+        prefix = prefix or environment.key_prefix
+        if KEY_PREFIXES.get(prefix) is not environment:
+            raise ValueError(f"prefix {prefix!r} does not belong to the {environment} environment")
+        async with self._uow() as tx:
+            if await tx.accounts.get_account(account_id) is None:
+                raise LookupError(f"no account {account_id!r}")
+            plaintext = prefix + random_base62(KEY_RANDOM_LENGTH)
+            api_key = ApiKey(
+                id=prefixed_id("key"),
+                account_id=account_id,
+                environment=environment,
+                prefix=prefix,
+                hint=plaintext[-4:],
+                created_at=self._clock.now(),
+                expires_at=expires_at,
+                revoked_at=None,
+            )
+            await tx.accounts.add_key(api_key, hash_key(plaintext))
+        return CreatedKey(plaintext, api_key)
+
+    async def revoke_key(self, key_id: str) -> bool:
+        async with self._uow() as tx:
+            revoked = await tx.accounts.revoke_key(key_id, self._clock.now())
+        self._cache = {h: e for h, e in self._cache.items() if e[0].id != key_id}
+        return revoked
+
+    async def list_keys(self, account_id: str) -> Sequence[ApiKey]:
+        async with self._uow() as tx:
+            if await tx.accounts.get_account(account_id) is None:
+                raise LookupError(f"no account {account_id!r}")
+            return await tx.accounts.list_keys(account_id)
+
+    async def authenticate(self, raw_key: str | None) -> Principal:
+        if not raw_key:
+            raise Unauthorized("Missing API key: send it in the x-api-key header.")
+        match = KEY_PATTERN.match(raw_key)
+        if match is None:
+            raise Unauthorized()
+        digest = hash_key(raw_key)
+        cached = self._cache.get(digest)
+        if cached is not None and time.monotonic() - cached[1] < self._ttl:
+            api_key = cached[0]
+        else:
+            async with self._uow() as tx:
+                found = await tx.accounts.key_by_hash(digest)
+            if found is None:
+                self._cache.pop(digest, None)
+                raise Unauthorized()
+            api_key = found
+            self._cache[digest] = (api_key, time.monotonic())
+        if KEY_PREFIXES[match.group(1)] is not api_key.environment:
+            raise Unauthorized()
+        if not api_key.usable_at(self._clock.now()):
+            raise ExpiredToken()
+        return Principal(api_key.account_id, api_key.environment, api_key.id)

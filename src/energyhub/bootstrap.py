@@ -10,7 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from energyhub.api.app import create_app
 from energyhub.api.deps import ApiServices
-from energyhub.api.ratelimit import RateLimiter, storage_for
+from energyhub.api.ratelimit import RateLimiter
 from energyhub.api.read_cache import DeviceReadCache
 from energyhub.config import Settings
 from energyhub.domain.accounts import Environment
@@ -38,6 +38,7 @@ class Container:
     rate_limiter: RateLimiter
 
     async def aclose(self) -> None:
+        await self.rate_limiter.aclose()
         await self.engine.dispose()
 
 
@@ -64,7 +65,7 @@ async def build_container(
         read_cache=read_cache,
     )
     rate_limiter = RateLimiter(
-        storage_for(settings.redis_url),
+        settings.redis_url,
         {
             Environment.SANDBOX: settings.rate_limit_sandbox,
             Environment.LIVE: settings.rate_limit_live,

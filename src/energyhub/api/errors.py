@@ -81,10 +81,17 @@ def install_error_handlers(app: FastAPI, clock: Clock) -> None:
 
 def allowed_methods(request: Request) -> list[str]:
     """Methods of every route matching the path, not only the first (schemathesis ST205)."""
-    methods: set[str] = set()
     scope: dict[str, Any] = dict(request.scope)
-    for route in request.app.router.routes:
+    methods: set[str] = set()
+    pending: list[Any] = list(request.app.router.routes)
+    while pending:
+        route = pending.pop()
+        nested = getattr(route, "original_router", None)  # an included APIRouter
+        if nested is not None:
+            pending.extend(nested.routes)
+            continue
         route_methods = getattr(route, "methods", None)
         if route_methods and route.matches(scope)[0] is not Match.NONE:
             methods.update(route_methods)
+    methods.discard("HEAD")
     return sorted(methods)

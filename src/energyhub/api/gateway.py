@@ -5,6 +5,7 @@ reads served without entering the framework (the hot path of `bench/device_read.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -57,7 +58,7 @@ class Gateway:
             return
         context = RequestContext(request_id=request_id_from(_header(scope, b"x-request-id")))
         scope.setdefault("state", {})[CONTEXT_KEY] = context
-        send = _with_headers(send, context)
+        send, started = _with_headers(send, context)
         try:
             receive = await _limited_body(scope, receive)
             if not is_public(scope["path"]):
@@ -78,7 +79,13 @@ class Gateway:
             log.exception("gateway failure on %s", scope["path"])
             await self._fail(InternalError(), scope, receive, send, context)
             return
-        await self.app(scope, receive, send)
+        try:
+            await self.app(scope, receive, send)
+        except Exception:
+            if started():
+                raise
+            log.exception("unhandled error on %s %s", scope["method"], scope["path"])
+            await self._fail(InternalError(), scope, receive, send, context)
 
     async def _serve_cached_read(self, scope: Scope, context: RequestContext, send: Send) -> bool:
         if scope["method"] != "GET" or context.principal is None:
@@ -118,16 +125,21 @@ def _header(scope: Scope, name: bytes) -> bytes | None:
     return None
 
 
-def _with_headers(send: Send, context: RequestContext) -> Send:
+def _with_headers(send: Send, context: RequestContext) -> tuple[Send, Callable[[], bool]]:
+    """`send` adding our headers to every response, and whether a response has started."""
+    began = False
+
     async def wrapped(message: Message) -> None:
+        nonlocal began
         if message["type"] == "http.response.start":
+            began = True
             headers = list(message.get("headers", []))
             headers.append((b"x-request-id", context.request_id.encode()))
             headers.extend(context.rate_limit_headers)
             message = {**message, "headers": headers}
         await send(message)
 
-    return wrapped
+    return wrapped, lambda: began
 
 
 async def _limited_body(scope: Scope, receive: Receive) -> Receive:

@@ -11,6 +11,7 @@ from limits import RateLimitItemPerMinute
 from limits.aio.storage import Storage
 from limits.aio.strategies import MovingWindowRateLimiter
 from limits.storage import storage_from_string
+from redis.asyncio import ConnectionPool
 
 from energyhub.domain.accounts import Environment, Principal
 
@@ -20,33 +21,37 @@ class RateLimitDecision:
     allowed: bool
     limit: int
     remaining: int
-    reset_at: int  # Unix seconds
+    reset_time: float  # Unix seconds, when the oldest hit in the window leaves it
 
     def headers(self) -> list[tuple[bytes, bytes]]:
         return [
             (b"X-RateLimit-Limit", str(self.limit).encode()),
             (b"X-RateLimit-Remaining", str(self.remaining).encode()),
-            (b"X-RateLimit-Reset", str(self.reset_at).encode()),
+            (b"X-RateLimit-Reset", str(math.ceil(self.reset_time)).encode()),
         ]
 
     def retry_after(self) -> int:
-        return max(1, math.ceil(self.reset_at - time.time()))
-
-
-def storage_for(redis_url: str | None) -> Storage:
-    if redis_url:
-        uri = "async+" + redis_url if not redis_url.startswith("async+") else redis_url
-        storage = storage_from_string(uri, implementation="redispy")
-    else:
-        storage = storage_from_string("async+memory://")
-    assert isinstance(storage, Storage)
-    return storage
+        return max(1, math.ceil(self.reset_time - time.time()))
 
 
 class RateLimiter:
-    def __init__(self, storage: Storage, per_minute: dict[Environment, int]) -> None:
+    def __init__(self, redis_url: str | None, per_minute: dict[Environment, int]) -> None:
+        self._pool: ConnectionPool | None = None
+        if redis_url:
+            plain = redis_url.removeprefix("async+")
+            self._pool = ConnectionPool.from_url(plain)
+            storage = storage_from_string(
+                "async+" + plain, implementation="redispy", connection_pool=self._pool
+            )
+        else:
+            storage = storage_from_string("async+memory://")
+        assert isinstance(storage, Storage)
         self._limiter = MovingWindowRateLimiter(storage)
         self._items = {env: RateLimitItemPerMinute(n) for env, n in per_minute.items()}
+
+    async def aclose(self) -> None:
+        if self._pool is not None:
+            await self._pool.aclose()
 
     async def hit(self, principal: Principal) -> RateLimitDecision:
         item = self._items[principal.environment]
@@ -56,5 +61,5 @@ class RateLimiter:
             allowed=allowed,
             limit=item.amount,
             remaining=max(0, stats.remaining),
-            reset_at=math.ceil(stats.reset_time),
+            reset_time=stats.reset_time,
         )

@@ -90,11 +90,7 @@ class SqlDeviceRepository:
             await self._c.execute(select(func.count()).select_from(devices).where(*where))
         ).scalar_one()
         rows = await self._c.execute(
-            select(devices)
-            .where(*where)
-            .order_by(devices.c.created_at, devices.c.id)
-            .offset(offset)
-            .limit(limit)
+            select(devices).where(*where).order_by(devices.c.pk).offset(offset).limit(limit)
         )
         return [_device(r) for r in rows], int(total)
 

@@ -65,7 +65,8 @@ users = Table(
 devices = Table(
     "devices",
     metadata,
-    Column("id", String(40), primary_key=True),
+    Column("pk", Integer, primary_key=True, autoincrement=True),  # creation order for lists
+    Column("id", String(40), nullable=False, unique=True),
     Column("account_id", String(40), ForeignKey("accounts.id"), nullable=False),
     Column("environment", String(10), nullable=False),
     Column("user_id", String(200), nullable=False),

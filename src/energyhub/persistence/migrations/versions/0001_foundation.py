@@ -59,6 +59,7 @@ def upgrade() -> None:
 
     op.create_table(
         "devices",
+        sa.Column("pk", sa.Integer(), autoincrement=True, nullable=False),
         sa.Column("id", sa.String(length=40), nullable=False),
         sa.Column("account_id", sa.String(length=40), nullable=False),
         sa.Column("environment", sa.String(length=10), nullable=False),
@@ -113,7 +114,8 @@ def upgrade() -> None:
         sa.ForeignKeyConstraint(
             ["account_id"], ["accounts.id"], name=op.f("fk_devices_account_id_accounts")
         ),
-        sa.PrimaryKeyConstraint("id", name=op.f("pk_devices")),
+        sa.PrimaryKeyConstraint("pk", name=op.f("pk_devices")),
+        sa.UniqueConstraint("id", name=op.f("uq_devices_id")),
     )
     with op.batch_alter_table("devices", schema=None) as batch_op:
         batch_op.create_index(

@@ -1,0 +1,109 @@
+"""Fixtures: the service on SQLite and on PostgreSQL, a fake clock, and clients over HTTP.
+
+PostgreSQL and Redis tests skip with a reason when no server answers on 127.0.0.1, unless
+ENERGYHUB_TEST_POSTGRES_URL / ENERGYHUB_TEST_REDIS_URL are set: then they are mandatory
+(`.ci/run` sets both)."""
+
+from __future__ import annotations
+
+import os
+import socket
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+from sqlalchemy import text
+
+from energyhub.bootstrap import Container, build_container
+from energyhub.config import Settings
+from energyhub.domain.clock import FakeClock
+from energyhub.persistence.engine import create_engine, migrate
+from energyhub.persistence.tables import metadata
+from tests.support import Api, open_api
+
+POSTGRES_ENV = "ENERGYHUB_TEST_POSTGRES_URL"
+REDIS_ENV = "ENERGYHUB_TEST_REDIS_URL"
+DEFAULT_POSTGRES = "postgresql+asyncpg://postgres@127.0.0.1:5432/test"
+DEFAULT_REDIS = "redis://127.0.0.1:6379/15"
+START = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
+
+
+def _reachable(url: str, default_port: int) -> bool:
+    parsed = urlparse(url.replace("+asyncpg", ""))
+    try:
+        with socket.create_connection(
+            (parsed.hostname or "127.0.0.1", parsed.port or default_port), 1
+        ):
+            return True
+    except OSError:
+        return False
+
+
+def server_url(env: str, default: str, port: int, what: str) -> str:
+    """The server's URL; mandatory when the variable is set, else skipped when unreachable."""
+    given = os.environ.get(env)
+    if given:
+        if not _reachable(given, port):
+            pytest.fail(f"{env} is set but {what} at {given} does not answer")
+        return given
+    if not _reachable(default, port):
+        pytest.skip(f"no {what} on {default} (set {env} to make this test mandatory)")
+    return default
+
+
+@pytest.fixture
+def postgres_url() -> str:
+    return server_url(POSTGRES_ENV, DEFAULT_POSTGRES, 5432, "PostgreSQL")
+
+
+@pytest.fixture
+def redis_url() -> str:
+    return server_url(REDIS_ENV, DEFAULT_REDIS, 6379, "Redis")
+
+
+async def reset_postgres(url: str) -> None:
+    """Migrated schema with empty tables: tests start from a clean database."""
+    engine = create_engine(url)
+    try:
+        await migrate(engine)
+        names = ", ".join(t.name for t in metadata.sorted_tables)
+        async with engine.begin() as connection:
+            await connection.execute(text(f"TRUNCATE {names} RESTART IDENTITY CASCADE"))
+    finally:
+        await engine.dispose()
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+async def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    if request.param == "sqlite":
+        return f"sqlite+aiosqlite:///{tmp_path / 'energyhub.db'}"
+    url = server_url(POSTGRES_ENV, DEFAULT_POSTGRES, 5432, "PostgreSQL")
+    await reset_postgres(url)
+    return url
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock(START)
+
+
+@pytest.fixture
+def settings(database_url: str) -> Settings:
+    return Settings(database_url=database_url, key_cache_ttl_s=0)
+
+
+@pytest.fixture
+async def container(settings: Settings, clock: FakeClock) -> AsyncIterator[Container]:
+    built = await build_container(settings, clock)
+    try:
+        yield built
+    finally:
+        await built.aclose()
+
+
+@pytest.fixture
+async def api(container: Container, clock: FakeClock) -> AsyncIterator[Api]:
+    async with open_api(container, clock) as opened:
+        yield opened

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 
-from fastapi import FastAPI
+from fastapi import Depends, FastAPI
 from starlette.responses import Response
 
 import energyhub
-from energyhub.api.deps import ApiServices
+from energyhub.api.deps import ApiServices, reject_unknown_query
 from energyhub.api.errors import install_error_handlers
 from energyhub.api.gateway import Gateway, GatewayDeps
 from energyhub.api.ratelimit import RateLimiter
@@ -34,6 +34,7 @@ def create_app(
         description=DESCRIPTION,
         responses=COMMON_ERRORS,
         lifespan=lifespan,
+        dependencies=[Depends(reject_unknown_query)],
     )
     app.state.services = services
     install_error_handlers(app, services.clock)

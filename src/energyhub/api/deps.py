@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import Depends, Request, Security
 from fastapi.security import APIKeyHeader
@@ -13,7 +13,7 @@ from energyhub.api.read_cache import DeviceReadCache
 from energyhub.config import Settings
 from energyhub.domain.accounts import Principal
 from energyhub.domain.clock import Clock
-from energyhub.domain.errors import Unauthorized
+from energyhub.domain.errors import InvalidRequest, Unauthorized
 from energyhub.services.accounts import AccountService
 from energyhub.services.devices import DeviceService
 from energyhub.services.sandbox import SandboxService
@@ -54,3 +54,36 @@ def get_principal(
 Services = Annotated[ApiServices, Depends(get_services)]
 Context = Annotated[RequestContext, Depends(get_context)]
 Caller = Annotated[Principal, Depends(get_principal)]
+
+
+_known_queries: dict[int, frozenset[str]] = {}
+
+
+def reject_unknown_query(request: Request) -> None:
+    """A query parameter the route does not declare is a client's typo: refuse it (400)
+    instead of silently ignoring it."""
+    if not request.query_params:
+        return
+    route = request.scope.get("route")
+    dependant = getattr(route, "dependant", None)
+    if dependant is None:
+        return
+    known = _known_queries.get(id(route))
+    if known is None:
+        known = _known_queries[id(route)] = frozenset(_query_names(dependant))
+    unknown = [name for name in request.query_params if name not in known]
+    if unknown:
+        raise InvalidRequest(
+            f"Unknown query parameter(s): {', '.join(sorted(set(unknown)))}.",
+            errors=[
+                {"path": f"query.{name}", "message": "unknown query parameter"}
+                for name in dict.fromkeys(unknown)
+            ],
+        )
+
+
+def _query_names(dependant: Any) -> list[str]:
+    names = [param.alias for param in dependant.query_params]
+    for sub in dependant.dependencies:
+        names.extend(_query_names(sub))
+    return names

@@ -29,8 +29,11 @@ log = logging.getLogger(__name__)
 def validation_errors(exc: RequestValidationError) -> list[dict[str, str]]:
     """Pydantic's errors as `{path, message}` (CONTRACT 1), e.g. `query.limit`."""
     found: list[dict[str, str]] = []
+    tag = exc.body.get("type") if isinstance(exc.body, dict) else None
     for error in exc.errors():
         loc = [str(part) for part in error.get("loc", ())]
+        if len(loc) > 2 and loc[0] == "body" and loc[1] == tag:
+            del loc[1]  # a body discriminated on `type` puts the tag in the path
         message = str(error.get("msg", "invalid value"))
         if error.get("type") == "json_invalid":
             message = "Body is not valid JSON: " + str(error.get("ctx", {}).get("error", ""))

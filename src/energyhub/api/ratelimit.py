@@ -41,7 +41,9 @@ class RateLimiter:
             plain = redis_url.removeprefix("async+")
             self._pool = ConnectionPool.from_url(plain)
             storage = storage_from_string(
-                "async+" + plain, implementation="redispy", connection_pool=self._pool
+                "async+" + plain,
+                implementation="redispy",
+                connection_pool=self._pool,  # type: ignore[arg-type]  # passed through to redis
             )
         else:
             storage = storage_from_string("async+memory://")

@@ -5,9 +5,13 @@ schemathesis run checks every response against them."""
 
 from __future__ import annotations
 
-from typing import Any, Generic, Literal, TypeVar
+from typing import Annotated, Any, Generic, Literal, TypeVar
+from zoneinfo import available_timezones
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, WithJsonSchema
+
+from energyhub.domain.capabilities import DeviceType
+from energyhub.drivers.sandbox.profiles import profile_names
 
 T = TypeVar("T")
 
@@ -189,18 +193,42 @@ class UserDevices(BaseModel):
     pagination: Pagination
 
 
-class SandboxDeviceRequest(BaseModel):
+def _one_of(names: list[str], what: str) -> Any:
+    """A string that must be one of `names`, with the list in the OpenAPI schema."""
+
+    def check(value: str) -> str:
+        if value not in names:
+            raise ValueError(f"unknown {what} {value!r}")
+        return value
+
+    return Annotated[str, AfterValidator(check), WithJsonSchema({"type": "string", "enum": names})]
+
+
+TimezoneName = _one_of(sorted(available_timezones()), "IANA timezone")
+BatteryProfile = _one_of(profile_names(DeviceType.BATTERY), "battery profile")
+EvChargerProfile = _one_of(profile_names(DeviceType.EV_CHARGER), "ev-charger profile")
+
+
+class _SandboxDeviceFields(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    type: Literal["battery", "ev-charger"]
     userId: str = Field(min_length=1, max_length=200)
     email: str | None = Field(default=None, max_length=320, pattern=r"^[^@\s]+@[^@\s]+$")
-    profile: str | None = Field(
-        default=None,
-        max_length=60,
-        description="battery, battery-minimal, battery-auto-schedule, ev-charger, "
-        "ev-charger-basic or ev-charger-bidirectional; default by type.",
+    timezone: TimezoneName | None = Field(
+        default=None, description="IANA timezone of the plant; default Europe/Berlin."
     )
-    timezone: str | None = Field(
-        default=None, max_length=64, description="IANA timezone of the plant (Europe/Berlin)."
-    )
+
+
+class SandboxBatteryRequest(_SandboxDeviceFields):
+    type: Literal["battery"]
+    profile: BatteryProfile | None = Field(default=None, description="Default: battery.")
+
+
+class SandboxEvChargerRequest(_SandboxDeviceFields):
+    type: Literal["ev-charger"]
+    profile: EvChargerProfile | None = Field(default=None, description="Default: ev-charger.")
+
+
+SandboxDeviceRequest = Annotated[
+    SandboxBatteryRequest | SandboxEvChargerRequest, Field(discriminator="type")
+]

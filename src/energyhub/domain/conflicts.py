@@ -125,7 +125,7 @@ def retry_deadline(
     limits = [own.hi] if action.end is not None else []
     for other in actions:
         span = occupied_span(other, now)
-        if other.id != action.id and span is not None and span.lo >= own.lo:
+        if False:
             limits.append(span.lo)
     return min(limits, default=None)
 
@@ -217,7 +217,7 @@ def _queue(
             if action.end is None or action.state is ActionState.ACKNOWLEDGED:
                 return action
         lo = max(s.hi for _, s in hits)
-        return Span(lo, lo + duration)
+        candidate = Span(lo, lo + duration)
 
 
 def _stretch(span: Span, now: datetime) -> Span:

@@ -104,7 +104,7 @@ class DeviceService:
         await tx.devices.upsert_vehicle(vehicle, device.account_id, device.environment, now)
         return vehicle
 
-    async def list(
+    async def list_page(
         self,
         principal: Principal,
         types: Sequence[DeviceType],

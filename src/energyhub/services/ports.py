@@ -79,8 +79,10 @@ class DeviceRepository(Protocol):
 class UnitOfWork(Protocol):
     """One transaction: everything done through its repositories commits or rolls back."""
 
-    accounts: AccountRepository
-    devices: DeviceRepository
+    @property
+    def accounts(self) -> AccountRepository: ...
+    @property
+    def devices(self) -> DeviceRepository: ...
 
     async def __aenter__(self) -> Self: ...
     async def __aexit__(

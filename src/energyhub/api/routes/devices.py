@@ -49,7 +49,7 @@ async def _list(
     offset: int,
     limit: int,
 ) -> Response:
-    page = await services.devices.list(caller, [device_type], user_id, offset, limit)
+    page = await services.devices.list_page(caller, [device_type], user_id, offset, limit)
     items = [device_body(d, page.vehicles.get(d.id), StateSource.CACHE, None) for d in page.devices]
     data = {"items": items, "pagination": pagination(offset, limit, page.total)}
     return success_response(data, context, caller.environment.value, services.clock)

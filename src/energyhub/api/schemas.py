@@ -193,20 +193,30 @@ class UserDevices(BaseModel):
     pagination: Pagination
 
 
-def _one_of(names: list[str], what: str) -> Any:
-    """A string that must be one of `names`, with the list in the OpenAPI schema."""
-
+def _member_of(names: list[str], what: str) -> AfterValidator:
     def check(value: str) -> str:
         if value not in names:
             raise ValueError(f"unknown {what} {value!r}")
         return value
 
-    return Annotated[str, AfterValidator(check), WithJsonSchema({"type": "string", "enum": names})]
+    return AfterValidator(check)
 
 
-TimezoneName = _one_of(sorted(available_timezones()), "IANA timezone")
-BatteryProfile = _one_of(profile_names(DeviceType.BATTERY), "battery profile")
-EvChargerProfile = _one_of(profile_names(DeviceType.EV_CHARGER), "ev-charger profile")
+def _enum_schema(names: list[str]) -> WithJsonSchema:
+    return WithJsonSchema({"type": "string", "enum": names})
+
+
+_TIMEZONES = sorted(available_timezones())
+_BATTERY_PROFILES = profile_names(DeviceType.BATTERY)
+_CHARGER_PROFILES = profile_names(DeviceType.EV_CHARGER)
+# Strings checked against a list that the OpenAPI schema shows as an enum.
+TimezoneName = Annotated[str, _member_of(_TIMEZONES, "IANA timezone"), _enum_schema(_TIMEZONES)]
+BatteryProfile = Annotated[
+    str, _member_of(_BATTERY_PROFILES, "battery profile"), _enum_schema(_BATTERY_PROFILES)
+]
+EvChargerProfile = Annotated[
+    str, _member_of(_CHARGER_PROFILES, "ev-charger profile"), _enum_schema(_CHARGER_PROFILES)
+]
 
 
 class _SandboxDeviceFields(BaseModel):

@@ -98,8 +98,8 @@ def _announce_demo(demo: Demo, base: str) -> None:
         f"user [bold]{demo.user_id}[/] with {len(demo.device_ids)} simulated devices)\n"
         f"  sandbox API key (shown once): [bold]{demo.key}[/]\n"
         f"  API docs:   {base}/docs\n"
-        f"  dashboard:  {base}/dashboard\n"
-        f"  Link UI:    {base}/link/{demo.app_id}\n"
+        f"  dashboard:  {base}/dashboard  (not built yet)\n"
+        f"  Link UI:    {base}/link/{demo.app_id}  (not built yet)\n"
         f"  try:        curl -H 'x-api-key: {demo.key}' {base}/battery/{battery}\n"
     )
 

@@ -110,7 +110,7 @@ def blocking_span(action: DeviceAction, now: datetime) -> Span | None:
         return span
     hi = span.hi
     if action.state is ActionState.DEFERRED and action.deferred_until is not None:
-        hi = max(hi, floor_second(action.deferred_until) + SECOND)
+        pass
     if span.lo <= ensure_utc(now):
         hi = max(hi, floor_second(now) + SECOND)
     return Span(span.lo, hi)
@@ -125,7 +125,7 @@ def retry_deadline(
     limits = [own.hi] if action.end is not None else []
     for other in actions:
         span = occupied_span(other, now)
-        if False:
+        if other.id != action.id and span is not None and span.lo >= own.lo:
             limits.append(span.lo)
     return min(limits, default=None)
 

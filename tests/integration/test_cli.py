@@ -1,0 +1,84 @@
+"""The `energyhub` command (CONTRACT 0): JSON alone on stdout, keys shown once."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from energyhub.cli import app
+
+
+@pytest.fixture
+def cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> CliRunner:
+    monkeypatch.setenv("ENERGYHUB_DATABASE_URL", f"sqlite+aiosqlite:///{tmp_path / 'cli.db'}")
+    return CliRunner()
+
+
+def _json(cli: CliRunner, *args: str) -> object:
+    result = cli.invoke(app, list(args))
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def test_accounts_and_keys_lifecycle(cli: CliRunner) -> None:
+    account = _json(cli, "accounts", "create", "--name", "Acme", "--json")
+    assert isinstance(account, dict)
+    assert account["accountId"].startswith("acc_")
+    assert account["appId"].startswith("app_")
+    test_key = _json(
+        cli, "keys", "create", "--account", account["accountId"], "--env", "test", "--json"
+    )
+    live_key = _json(
+        cli, "keys", "create", "--account", account["accountId"], "--env", "live", "--json"
+    )
+    legacy = _json(
+        cli, "keys", "create", "--account", account["accountId"], "--env", "sandbox", "--json"
+    )
+    assert isinstance(test_key, dict) and isinstance(live_key, dict) and isinstance(legacy, dict)
+    assert test_key["key"].startswith("sk_test_") and len(test_key["key"]) >= 8 + 32
+    assert live_key["key"].startswith("sk_live_")
+    assert legacy["key"].startswith("sk_sandbox_")
+    listed = _json(cli, "keys", "list", "--account", account["accountId"], "--json")
+    assert isinstance(listed, list)
+    assert [k["keyId"] for k in listed] == [test_key["keyId"], live_key["keyId"], legacy["keyId"]]
+    assert all(test_key["key"] not in json.dumps(k) for k in listed), "keys are shown once"
+    revoked = cli.invoke(app, ["keys", "revoke", test_key["keyId"]])
+    assert revoked.exit_code == 0
+    again = cli.invoke(app, ["keys", "revoke", test_key["keyId"]])
+    assert again.exit_code == 1
+    listed = _json(cli, "keys", "list", "--account", account["accountId"], "--json")
+    assert isinstance(listed, list) and listed[0]["revokedAt"] is not None
+
+
+def test_key_with_expiry_and_errors(cli: CliRunner) -> None:
+    account = _json(cli, "accounts", "create", "--name", "Acme", "--json")
+    assert isinstance(account, dict)
+    expiring = _json(
+        cli,
+        "keys",
+        "create",
+        "--account",
+        account["accountId"],
+        "--env",
+        "test",
+        "--expires-at",
+        "2030-01-01T00:00:00",
+        "--json",
+    )
+    assert isinstance(expiring, dict) and expiring["expiresAt"] == "2030-01-01T00:00:00.000Z"
+    bad_env = cli.invoke(
+        app, ["keys", "create", "--account", account["accountId"], "--env", "prod"]
+    )
+    assert bad_env.exit_code != 0
+    missing = cli.invoke(app, ["keys", "create", "--account", "acc_nope", "--env", "test"])
+    assert missing.exit_code == 1
+    assert "acc_nope" in missing.stderr
+
+
+def test_migrate(cli: CliRunner) -> None:
+    result = cli.invoke(app, ["migrate"])
+    assert result.exit_code == 0
+    assert "up to date" in result.stderr

@@ -37,8 +37,11 @@ def test_accounts_and_keys_lifecycle(cli: CliRunner) -> None:
     legacy = _json(
         cli, "keys", "create", "--account", account["accountId"], "--env", "sandbox", "--json"
     )
-    assert isinstance(test_key, dict) and isinstance(live_key, dict) and isinstance(legacy, dict)
-    assert test_key["key"].startswith("sk_test_") and len(test_key["key"]) >= 8 + 32
+    assert isinstance(test_key, dict)
+    assert isinstance(live_key, dict)
+    assert isinstance(legacy, dict)
+    assert test_key["key"].startswith("sk_test_")
+    assert len(test_key["key"]) >= 8 + 32
     assert live_key["key"].startswith("sk_live_")
     assert legacy["key"].startswith("sk_sandbox_")
     listed = _json(cli, "keys", "list", "--account", account["accountId"], "--json")
@@ -50,7 +53,8 @@ def test_accounts_and_keys_lifecycle(cli: CliRunner) -> None:
     again = cli.invoke(app, ["keys", "revoke", test_key["keyId"]])
     assert again.exit_code == 1
     listed = _json(cli, "keys", "list", "--account", account["accountId"], "--json")
-    assert isinstance(listed, list) and listed[0]["revokedAt"] is not None
+    assert isinstance(listed, list)
+    assert listed[0]["revokedAt"] is not None
 
 
 def test_key_with_expiry_and_errors(cli: CliRunner) -> None:
@@ -68,7 +72,8 @@ def test_key_with_expiry_and_errors(cli: CliRunner) -> None:
         "2030-01-01T00:00:00",
         "--json",
     )
-    assert isinstance(expiring, dict) and expiring["expiresAt"] == "2030-01-01T00:00:00.000Z"
+    assert isinstance(expiring, dict)
+    assert expiring["expiresAt"] == "2030-01-01T00:00:00.000Z"
     bad_env = cli.invoke(
         app, ["keys", "create", "--account", account["accountId"], "--env", "prod"]
     )

@@ -70,13 +70,15 @@ async def test_account_and_key_round_trip_with_aware_times(container: Container)
         assert await tx.accounts.get_account(account.id) == account
         found = await tx.accounts.key_by_hash("f" * 64)
         assert found == key
-        assert found is not None and found.expires_at is not None
+        assert found is not None
+        assert found.expires_at is not None
         assert found.expires_at.tzinfo is not None
         assert await tx.accounts.revoke_key("key_1", T0 + timedelta(hours=1))
         assert not await tx.accounts.revoke_key("key_1", T0 + timedelta(hours=2))
     async with container.uow() as tx:
         revoked = await tx.accounts.get_key("key_1")
-    assert revoked is not None and revoked.revoked_at == T0 + timedelta(hours=1)
+    assert revoked is not None
+    assert revoked.revoked_at == T0 + timedelta(hours=1)
 
 
 async def test_failed_unit_of_work_rolls_back(container: Container) -> None:
@@ -138,7 +140,8 @@ async def test_users_by_id_or_email(container: Container) -> None:
         assert again.email == "Ada@X.io"
     async with container.uow() as tx:
         by_email = await tx.devices.get_user(account.id, Environment.SANDBOX, "ada@x.io")
-        assert by_email is not None and by_email.id == "ada"
+        assert by_email is not None
+        assert by_email.id == "ada"
         assert await tx.devices.get_user(account.id, Environment.LIVE, "ada") is None
 
 
@@ -157,7 +160,8 @@ async def test_vehicle_upsert(container: Container) -> None:
     async with container.uow() as tx:
         found = await tx.devices.get_vehicle(account.id, Environment.SANDBOX, "v1")
         by_charger = await tx.devices.vehicles_for_chargers(["c1", "nope"])
-    assert found is not None and found.state_of_charge == 41.5
+    assert found is not None
+    assert found.state_of_charge == 41.5
     assert list(by_charger) == ["c1"]
 
 

@@ -67,7 +67,8 @@ def test_first_start_prints_a_working_sandbox_key(
     output = log.read_text()
     key = re.search(r"sk_test_[A-Za-z0-9]{32,}", output)
     battery = re.search(r"/battery/([0-9a-f-]{36})", output)
-    assert key and battery, output
+    assert key, output
+    assert battery, output
     assert f"{base}/docs" in output
     assert f"{base}/dashboard" in output
     assert f"{base}/link/app_" in output

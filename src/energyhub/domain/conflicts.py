@@ -20,6 +20,8 @@ Decisions where the contract is silent (each the conservative choice):
   the chain refuses with `conflicting_action_not_windowed`, naming that action. A queued
   start more than 30 days ahead is refused as `START_OUT_OF_RANGE`
   (`reason: queued_start_too_far_ahead`). A queued immediate push becomes a scheduled one.
+- `on_conflict` is taken as already checked against the device (`validate_push`);
+  `strategies` only decides which ones a 409 offers.
 """
 
 from __future__ import annotations
@@ -110,7 +112,7 @@ def blocking_span(action: DeviceAction, now: datetime) -> Span | None:
         return span
     hi = span.hi
     if action.state is ActionState.DEFERRED and action.deferred_until is not None:
-        pass
+        hi = max(hi, floor_second(action.deferred_until) + SECOND)
     if span.lo <= ensure_utc(now):
         hi = max(hi, floor_second(now) + SECOND)
     return Span(span.lo, hi)

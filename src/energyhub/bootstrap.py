@@ -3,6 +3,8 @@ the app from Settings."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
 from fastapi import FastAPI
@@ -14,18 +16,25 @@ from energyhub.api.ratelimit import RateLimiter
 from energyhub.api.read_cache import DeviceReadCache
 from energyhub.config import Settings
 from energyhub.domain.accounts import Environment
+from energyhub.domain.actions import RetryPolicy
 from energyhub.domain.clock import Clock, SystemClock
 from energyhub.drivers.sandbox.driver import SandboxDriver
 from energyhub.persistence.engine import create_engine, migrate
 from energyhub.persistence.uow import SqlUnitOfWorkFactory
 from energyhub.services.accounts import AccountService
+from energyhub.services.actions import ActionService
 from energyhub.services.changes import DeviceChangeFeed
 from energyhub.services.devices import DeviceService
+from energyhub.services.dispatch import Dispatcher
 from energyhub.services.ports import DeviceDriver
 from energyhub.services.sandbox import SANDBOX_DRIVER, SandboxService
+from energyhub.workers.dispatcher import DispatcherWorker
 
-# With PostgreSQL other processes may change a device, so cached reads live briefly.
+# With PostgreSQL other processes may change a device, so cached reads live briefly, and
+# the dispatcher looks for work they added at least this often.
 SHARED_DATABASE_READ_CACHE_S = 1.0
+SHARED_MAX_SLEEP_S = 0.5
+SINGLE_PROCESS_MAX_SLEEP_S = 60.0
 
 
 @dataclass
@@ -36,8 +45,11 @@ class Container:
     uow: SqlUnitOfWorkFactory
     services: ApiServices
     rate_limiter: RateLimiter
+    dispatcher: Dispatcher
+    worker: DispatcherWorker
 
     async def aclose(self) -> None:
+        await self.worker.stop()
         await self.rate_limiter.aclose()
         await self.engine.dispose()
 
@@ -53,9 +65,22 @@ async def build_container(
     changes = DeviceChangeFeed()
     read_cache = DeviceReadCache(None if settings.is_sqlite else SHARED_DATABASE_READ_CACHE_S)
     changes.subscribe(read_cache.invalidate)
-    drivers: dict[str, DeviceDriver] = {SANDBOX_DRIVER: SandboxDriver()}
+    drivers: dict[str, DeviceDriver] = {
+        SANDBOX_DRIVER: SandboxDriver(settings.sandbox_completion_delay_s)
+    }
     accounts = AccountService(uow, clock, settings.key_cache_ttl_s)
     devices = DeviceService(uow, drivers, clock, changes)
+    dispatcher = Dispatcher(
+        uow,
+        drivers,
+        clock,
+        changes,
+        RetryPolicy.from_seconds(settings.deferral_retry_s),
+        settings.immediate_retry_backoff_s,
+    )
+    worker = DispatcherWorker(
+        dispatcher, clock, SINGLE_PROCESS_MAX_SLEEP_S if settings.is_sqlite else SHARED_MAX_SLEEP_S
+    )
     services = ApiServices(
         settings=settings,
         clock=clock,
@@ -63,6 +88,7 @@ async def build_container(
         devices=devices,
         sandbox=SandboxService(uow, devices, clock),
         read_cache=read_cache,
+        actions=ActionService(uow, drivers, clock, changes, dispatcher, worker.wake),
     )
     rate_limiter = RateLimiter(
         settings.redis_url,
@@ -71,8 +97,19 @@ async def build_container(
             Environment.LIVE: settings.rate_limit_live,
         },
     )
-    return Container(settings, clock, engine, uow, services, rate_limiter)
+    return Container(settings, clock, engine, uow, services, rate_limiter, dispatcher, worker)
 
 
-def build_app(container: Container) -> FastAPI:
-    return create_app(container.services, container.rate_limiter)
+def build_app(container: Container, *, run_workers: bool = False) -> FastAPI:
+    """The app; with `run_workers` its lifespan runs the background workers too."""
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        if run_workers:
+            container.worker.start()
+        try:
+            yield
+        finally:
+            await container.worker.stop()
+
+    return create_app(container.services, container.rate_limiter, lifespan)

@@ -91,6 +91,27 @@ def serve(
     uvloop.run(main())
 
 
+@app.command()
+def worker() -> None:
+    """Run only the background workers (for more processes on one PostgreSQL database)."""
+    settings = Settings()
+    logging.basicConfig(
+        level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s %(message)s"
+    )
+
+    async def main() -> None:
+        container = await build_container(settings)
+        try:
+            err.print(f"energyhub worker {container.worker.owner} running")
+            await container.worker.run()
+        finally:
+            await container.aclose()
+
+    import uvloop
+
+    uvloop.run(main())
+
+
 def _announce_demo(demo: Demo, base: str) -> None:
     battery = first_of(demo, DeviceType.BATTERY)
     err.print(

@@ -44,9 +44,19 @@ class Settings(BaseSettings):
         description="How long a validated API key is trusted before it is checked again "
         "(revocations in this process take effect at once).",
     )
+    deferral_retry_s: Annotated[tuple[float, ...], NoDecode] = Field(
+        default=(60, 240, 600, 900),
+        description="Waits between the tries of a deferred action (5 tries over ~30 min).",
+    )
+    immediate_retry_backoff_s: Annotated[tuple[float, ...], NoDecode] = Field(
+        default=(0.2, 1.0),
+        description="Quick retries of a transient device error during an immediate push.",
+    )
     log_level: str = "INFO"
 
-    @field_validator("webhook_retry_schedule_s", mode="before")
+    @field_validator(
+        "webhook_retry_schedule_s", "deferral_retry_s", "immediate_retry_backoff_s", mode="before"
+    )
     @classmethod
     def _parse_schedule(cls, value: object) -> object:
         if isinstance(value, str):

@@ -6,13 +6,14 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+from alembic.script import ScriptDirectory
 from sqlalchemy import text
 
 from energyhub.bootstrap import Container
 from energyhub.domain.accounts import Account, ApiKey, Environment
 from energyhub.domain.capabilities import STANDARD_BATTERY, DeviceType
 from energyhub.domain.devices import Device, Vehicle
-from energyhub.persistence.engine import migrate
+from energyhub.persistence.engine import alembic_config, migrate
 
 T0 = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
 
@@ -172,7 +173,7 @@ async def test_migrations_are_idempotent(container: Container) -> None:
         version = (
             await connection.execute(text("SELECT version_num FROM alembic_version"))
         ).scalar_one()
-    assert version == "0001"
+    assert version == ScriptDirectory.from_config(alembic_config()).get_current_head()
 
 
 async def test_sqlite_runs_in_wal_with_foreign_keys(container: Container) -> None:

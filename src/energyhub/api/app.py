@@ -13,7 +13,7 @@ from energyhub.api.deps import ApiServices, reject_unknown_query
 from energyhub.api.errors import install_error_handlers
 from energyhub.api.gateway import Gateway, GatewayDeps
 from energyhub.api.ratelimit import RateLimiter
-from energyhub.api.routes import devices, sandbox, users
+from energyhub.api.routes import actions, devices, sandbox, users
 from energyhub.api.routes.docs import COMMON_ERRORS
 
 DESCRIPTION = """Read and control batteries and EV chargers through one API.
@@ -38,7 +38,7 @@ def create_app(
     )
     app.state.services = services
     install_error_handlers(app, services.clock)
-    for module in (devices, users, sandbox):
+    for module in (devices, actions, users, sandbox):
         app.include_router(module.router)
 
     @app.get("/healthz", include_in_schema=False)

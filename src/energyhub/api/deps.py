@@ -15,6 +15,7 @@ from energyhub.domain.accounts import Principal
 from energyhub.domain.clock import Clock
 from energyhub.domain.errors import InvalidRequest, Unauthorized
 from energyhub.services.accounts import AccountService
+from energyhub.services.actions import ActionService
 from energyhub.services.devices import DeviceService
 from energyhub.services.sandbox import SandboxService
 
@@ -26,6 +27,7 @@ class ApiServices:
     accounts: AccountService
     devices: DeviceService
     sandbox: SandboxService
+    actions: ActionService
     read_cache: DeviceReadCache
 
 

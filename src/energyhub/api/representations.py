@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
+from energyhub.domain.actions import Action, action_type
 from energyhub.domain.capabilities import DeviceType
 from energyhub.domain.clock import isoformat_utc
 from energyhub.domain.devices import CacheType, Device, StateSource, Vehicle
@@ -96,3 +98,31 @@ def device_summary(item: Device | Vehicle) -> dict[str, Any]:
 
 def pagination(offset: int, limit: int, total: int) -> dict[str, Any]:
     return {"limit": limit, "offset": offset, "total": total, "hasMore": offset + limit < total}
+
+
+def action_body(action: Action) -> dict[str, Any]:
+    """The action record (spec 2.7 + CONTRACT 4); nulls are sent, not omitted."""
+
+    def at(value: datetime | None) -> str | None:
+        return None if value is None else isoformat_utc(value)
+
+    return {
+        "id": action.id,
+        "deviceId": action.device_id,
+        "type": action_type(action.device_type),
+        "state": action.state.value,
+        "command": action.command,
+        "parameters": action.parameters,
+        "start": isoformat_utc(action.start),
+        "end": at(action.end),
+        "onConflict": action.on_conflict,
+        "result": action.result,
+        "createdAt": isoformat_utc(action.created_at),
+        "updatedAt": isoformat_utc(action.updated_at),
+        "deferredUntil": at(action.deferred_until),
+        "errorCode": action.error_code,
+        "errorMessage": action.error_message,
+        "acknowledgedAt": at(action.acknowledged_at),
+        "completedAt": at(action.completed_at),
+        "links": {"self": f"/actions/{action.id}"},
+    }

@@ -8,7 +8,14 @@ from __future__ import annotations
 from typing import Annotated, Any, Generic, Literal, TypeVar
 from zoneinfo import available_timezones
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, WithJsonSchema
+from pydantic import (
+    AfterValidator,
+    AwareDatetime,
+    BaseModel,
+    ConfigDict,
+    Field,
+    WithJsonSchema,
+)
 
 from energyhub.domain.capabilities import DeviceType
 from energyhub.drivers.sandbox.profiles import profile_names
@@ -242,3 +249,91 @@ class SandboxEvChargerRequest(_SandboxDeviceFields):
 SandboxDeviceRequest = Annotated[
     SandboxBatteryRequest | SandboxEvChargerRequest, Field(discriminator="type")
 ]
+
+
+LOCAL_TIME_PATTERN = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$"
+ConflictStrategyName = Literal["cancel_and_replace", "queue_after"]
+
+
+class QuantityIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    value: float = Field(allow_inf_nan=False)
+    unit: str = Field(min_length=1, max_length=20)
+
+
+class PushCommand(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    command: str = Field(min_length=1, max_length=60, description="A mode of `commands`.")
+    parameters: dict[str, QuantityIn] = Field(default_factory=dict)
+
+
+class SandboxFailure(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    result: Literal["failed"]
+    errorCode: str = Field(min_length=1, max_length=60, description="e.g. DEVICE_OFFLINE")
+
+
+class PushBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    action: PushCommand
+    start: str | None = Field(
+        default=None,
+        pattern=LOCAL_TIME_PATTERN,
+        description="Plant-local wall clock YYYY-MM-DDTHH:MM:SS (no offset).",
+    )
+    end: str | None = Field(
+        default=None,
+        pattern=LOCAL_TIME_PATTERN,
+        description="Plant-local end of a window; without start the window starts now.",
+    )
+    onConflict: ConflictStrategyName | None = None
+    sandbox: SandboxFailure | None = Field(
+        default=None, description="Sandbox only: make the push fail with this code."
+    )
+
+
+class SettingIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    value: float | bool
+    unit: str | None = Field(default=None, max_length=20)
+
+
+class ActionRecord(BaseModel):
+    id: str
+    deviceId: str
+    type: Literal["battery:set_operation_mode", "ev_charger:set_operation_mode"]
+    state: Literal["acknowledged", "scheduled", "deferred", "cancelled", "completed", "failed"]
+    command: str
+    parameters: dict[str, Quantity]
+    start: str
+    end: str | None
+    onConflict: ConflictStrategyName | None
+    result: dict[str, Any] | None
+    createdAt: str
+    updatedAt: str
+    deferredUntil: str | None
+    errorCode: str | None
+    errorMessage: str | None
+    acknowledgedAt: str | None
+    completedAt: str | None
+    links: Links
+
+
+class SettingsData(BaseModel):
+    settings: dict[str, SettingValue]
+
+
+class VppLockBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    until: AwareDatetime = Field(description="UTC time the lock ends (ISO 8601 with offset).")
+
+
+class VppLock(BaseModel):
+    deviceId: str
+    vppLockedUntil: str

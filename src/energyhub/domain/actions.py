@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
 from types import MappingProxyType
+from typing import Any
 
 from energyhub.domain import errors
 from energyhub.domain.capabilities import DeviceType
@@ -179,3 +180,52 @@ class RetryPolicy:
 
 
 DEFAULT_RETRY_POLICY = RetryPolicy()
+
+
+class DueKind(StrEnum):
+    """The next thing the dispatcher does with an action at its `due_at`."""
+
+    DISPATCH = "dispatch"  # send the command (at start, or at a retry)
+    COMPLETE = "complete"  # the device accepted it; record completion
+    RESTORE = "restore"  # a window ended: restore the mode it replaced
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """A push as the service tracks it (spec 2.7, CONTRACT 4)."""
+
+    id: str
+    account_id: str
+    environment: str
+    device_id: str
+    device_type: DeviceType
+    command: str
+    parameters: dict[str, Any]  # as the client sent them
+    device_parameters: dict[str, float]  # in the device's declared units
+    state: ActionState
+    start: datetime
+    end: datetime | None
+    on_conflict: str | None
+    result: dict[str, Any] | None
+    error_code: str | None
+    error_message: str | None
+    deferred_until: datetime | None
+    acknowledged_at: datetime | None
+    completed_at: datetime | None
+    created_at: datetime
+    updated_at: datetime
+    tries: int = 0
+    due_at: datetime | None = None
+    due_kind: DueKind | None = None
+    lease_owner: str | None = None
+    lease_until: datetime | None = None
+    restore: dict[str, Any] | None = None
+    simulated_failure: str | None = None
+
+    def in_flight(self, now: datetime) -> bool:
+        """A dispatch is under way: someone holds the lease on its first call."""
+        return (
+            self.due_kind is DueKind.DISPATCH
+            and self.lease_until is not None
+            and self.lease_until > now
+        )

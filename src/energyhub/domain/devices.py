@@ -54,6 +54,10 @@ class Device:
     vehicle_id: str | None
     created_at: datetime
     updated_at: datetime
+    vpp_locked_until: datetime | None = None
+    mode_action_id: str | None = None
+    mode_command: str | None = None
+    last_action_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -38,3 +38,24 @@ class DriverError(Exception):
         self.code = code
         self.message = message
         self.retryable = retryable
+
+
+@dataclass(frozen=True, slots=True)
+class CommandRequest:
+    """A command in the device's declared units; `simulated_failure` is the sandbox block's
+    error code (spec 4.3), honoured only by the sandbox driver."""
+
+    command: str
+    parameters: dict[str, float]
+    simulated_failure: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CommandReceipt:
+    """The device accepted a command. `completes_after` is when the service may call it
+    completed (zero: at once); `driver_state` is stored on the device for the driver's next
+    call (the sandbox keeps its simulator anchor there)."""
+
+    result: dict[str, Any]
+    completes_after: float = 0.0
+    driver_state: dict[str, Any] | None = None

@@ -38,6 +38,10 @@ def _device(row: Any) -> Device:
         vehicle_id=row.vehicle_id,
         created_at=row.created_at,
         updated_at=row.updated_at,
+        vpp_locked_until=row.vpp_locked_until,
+        mode_action_id=row.mode_action_id,
+        mode_command=row.mode_command,
+        last_action_id=row.last_action_id,
     )
 
 
@@ -70,6 +74,10 @@ class SqlDeviceRepository:
                 )
             )
         ).first()
+        return None if row is None else _device(row)
+
+    async def get_device_by_id(self, device_id: str) -> Device | None:
+        row = (await self._c.execute(select(devices).where(devices.c.id == device_id))).first()
         return None if row is None else _device(row)
 
     async def list_devices(
@@ -123,6 +131,16 @@ class SqlDeviceRepository:
 
     async def update_device(self, device_id: str, **values: Any) -> None:
         await self._c.execute(update(devices).where(devices.c.id == device_id).values(**values))
+
+    async def update_device_if(
+        self, device_id: str, expected: dict[str, Any], **values: Any
+    ) -> bool:
+        """Changes the device only while the `expected` columns hold those values."""
+        statement = update(devices).where(devices.c.id == device_id)
+        for column, value in expected.items():
+            statement = statement.where(devices.c[column] == value)
+        result = await self._c.execute(statement.values(**values))
+        return bool(result.rowcount)
 
     async def get_user(self, account_id: str, environment: Environment, ref: str) -> User | None:
         """A user by id, or by e-mail address (case-insensitive) when no id matches."""

@@ -85,6 +85,12 @@ devices = Table(
     Column("last_action", JsonDocument, nullable=True),
     Column("current_schedule", JsonDocument, nullable=True),
     Column("vehicle_id", String(40), nullable=True),
+    Column("vpp_locked_until", UTCDateTime(), nullable=True),
+    # The action whose command is in effect on the device, and that command: a window
+    # restores the previous mode only while it is still the one in effect.
+    Column("mode_action_id", String(40), nullable=True),
+    Column("mode_command", String(60), nullable=True),
+    Column("last_action_id", String(40), nullable=True),
     Column("created_at", UTCDateTime(), nullable=False),
     Column("updated_at", UTCDateTime(), nullable=False),
     Index(None, "account_id", "environment", "type", "created_at"),
@@ -106,4 +112,41 @@ vehicles = Table(
     Column("state_of_charge", Float, nullable=True),
     Column("created_at", UTCDateTime(), nullable=False),
     Column("updated_at", UTCDateTime(), nullable=False),
+)
+
+actions = Table(
+    "actions",
+    metadata,
+    Column("pk", Integer, primary_key=True, autoincrement=True),
+    Column("id", String(40), nullable=False, unique=True),
+    Column("account_id", String(40), ForeignKey("accounts.id"), nullable=False),
+    Column("environment", String(10), nullable=False),
+    Column("device_id", String(40), ForeignKey("devices.id"), nullable=False),
+    Column("device_type", String(20), nullable=False),
+    Column("command", String(60), nullable=False),
+    Column("parameters", JsonDocument, nullable=False),  # as the client sent them
+    Column("device_parameters", JsonDocument, nullable=False),  # in the declared units
+    Column("state", String(20), nullable=False),
+    Column("start", UTCDateTime(), nullable=False),
+    Column("end", UTCDateTime(), nullable=True),
+    Column("on_conflict", String(30), nullable=True),
+    Column("result", JsonDocument, nullable=True),
+    Column("error_code", String(60), nullable=True),
+    Column("error_message", String(500), nullable=True),
+    Column("deferred_until", UTCDateTime(), nullable=True),
+    Column("acknowledged_at", UTCDateTime(), nullable=True),
+    Column("completed_at", UTCDateTime(), nullable=True),
+    Column("created_at", UTCDateTime(), nullable=False),
+    Column("updated_at", UTCDateTime(), nullable=False),
+    Column("tries", Integer, nullable=False, default=0),
+    # Due work: what to do next (dispatch, complete, restore) and when; a worker holds a
+    # lease while it does it, so a crash loses nothing and nothing runs twice.
+    Column("due_at", UTCDateTime(), nullable=True, index=True),
+    Column("due_kind", String(10), nullable=True),
+    Column("lease_owner", String(64), nullable=True),
+    Column("lease_until", UTCDateTime(), nullable=True),
+    Column("restore", JsonDocument, nullable=True),  # the mode a window restores at its end
+    Column("simulated_failure", String(60), nullable=True),
+    Index(None, "device_id", "state"),
+    Index(None, "account_id", "environment", "pk"),
 )

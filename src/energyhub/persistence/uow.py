@@ -8,6 +8,7 @@ from typing import Self
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from energyhub.persistence.accounts import SqlAccountRepository
+from energyhub.persistence.actions import SqlActionRepository
 from energyhub.persistence.devices import SqlDeviceRepository
 
 
@@ -16,6 +17,7 @@ class SqlUnitOfWork:
 
     accounts: SqlAccountRepository
     devices: SqlDeviceRepository
+    actions: SqlActionRepository
 
     def __init__(self, engine: AsyncEngine) -> None:
         self._engine = engine
@@ -26,6 +28,7 @@ class SqlUnitOfWork:
         await self._connection.begin()
         self.accounts = SqlAccountRepository(self._connection)
         self.devices = SqlDeviceRepository(self._connection)
+        self.actions = SqlActionRepository(self._connection)
         return self
 
     async def __aexit__(

@@ -3,19 +3,21 @@ them; tests pass fakes."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from types import TracebackType
 from typing import Any, Protocol, Self
 
 from energyhub.domain.accounts import Account, ApiKey, Environment
+from energyhub.domain.actions import Action
 from energyhub.domain.capabilities import DeviceType
 from energyhub.domain.clock import Clock
 from energyhub.domain.devices import Device, User, Vehicle
-from energyhub.drivers.base import DeviceReading
+from energyhub.drivers.base import CommandReceipt, CommandRequest, DeviceReading
 
 __all__ = [
     "AccountRepository",
+    "ActionRepository",
     "Clock",
     "DeviceDriver",
     "DeviceRepository",
@@ -28,6 +30,16 @@ class DeviceDriver(Protocol):
     """One protocol family (sandbox, OCPP, SunSpec) behind one interface."""
 
     async def read(self, device: Device, now: datetime) -> DeviceReading: ...
+
+    async def send_command(
+        self, device: Device, request: CommandRequest, now: datetime
+    ) -> CommandReceipt:
+        """The device accepted the command; a refusal raises `DriverError`."""
+        ...
+
+    async def write_settings(
+        self, device: Device, values: Mapping[str, float | bool], now: datetime
+    ) -> None: ...
 
 
 class AccountRepository(Protocol):
@@ -45,6 +57,7 @@ class DeviceRepository(Protocol):
     async def get_device(
         self, account_id: str, environment: Environment, device_id: str
     ) -> Device | None: ...
+    async def get_device_by_id(self, device_id: str) -> Device | None: ...
     async def list_devices(
         self,
         account_id: str,
@@ -56,6 +69,9 @@ class DeviceRepository(Protocol):
     ) -> tuple[Sequence[Device], int]: ...
     async def add_device(self, device: Device) -> None: ...
     async def update_device(self, device_id: str, **values: Any) -> None: ...
+    async def update_device_if(
+        self, device_id: str, expected: dict[str, Any], **values: Any
+    ) -> bool: ...
     async def get_user(
         self, account_id: str, environment: Environment, ref: str
     ) -> User | None: ...
@@ -76,6 +92,30 @@ class DeviceRepository(Protocol):
     ) -> None: ...
 
 
+class ActionRepository(Protocol):
+    async def lock_device(self, device_id: str) -> None: ...
+    async def add(self, action: Action) -> None: ...
+    async def get(self, account_id: str, environment: str, action_id: str) -> Action | None: ...
+    async def get_by_id(self, action_id: str) -> Action | None: ...
+    async def list(
+        self,
+        account_id: str,
+        environment: str,
+        device_id: str | None,
+        state: str | None,
+        offset: int,
+        limit: int,
+    ) -> tuple[Sequence[Action], int]: ...
+    async def in_play(self, device_id: str, now: datetime) -> Sequence[Action]: ...
+    async def update(
+        self, action_id: str, *, lease_owner: str | None = None, **values: Any
+    ) -> bool: ...
+    async def claim_due(
+        self, owner: str, now: datetime, lease_until: datetime, limit: int
+    ) -> Sequence[Action]: ...
+    async def next_due_at(self) -> datetime | None: ...
+
+
 class UnitOfWork(Protocol):
     """One transaction: everything done through its repositories commits or rolls back."""
 
@@ -83,6 +123,8 @@ class UnitOfWork(Protocol):
     def accounts(self) -> AccountRepository: ...
     @property
     def devices(self) -> DeviceRepository: ...
+    @property
+    def actions(self) -> ActionRepository: ...
 
     async def __aenter__(self) -> Self: ...
     async def __aexit__(

@@ -8,14 +8,18 @@ from starlette.responses import Response
 from energyhub.api.deps import Caller, Context, Services
 from energyhub.api.envelope import success_response
 from energyhub.api.representations import device_body
+from energyhub.api.routes.devices import DeviceId
 from energyhub.api.routes.docs import errors
 from energyhub.api.schemas import (
     BatteryDevice,
     Envelope,
     EvChargerDevice,
     SandboxDeviceRequest,
+    VppLock,
+    VppLockBody,
 )
 from energyhub.domain.capabilities import DeviceType
+from energyhub.domain.clock import isoformat_utc
 from energyhub.services.sandbox import DEFAULT_TIMEZONE
 
 router = APIRouter(prefix="/sandbox", tags=["sandbox"])
@@ -43,3 +47,18 @@ async def create_sandbox_device(
     services.read_cache.put(view.device, view.vehicle)
     data = device_body(view.device, view.vehicle, view.source, None)
     return success_response(data, context, caller.environment.value, services.clock, 201)
+
+
+@router.post(
+    "/devices/{deviceId}/vpp-lock",
+    response_model=Envelope[VppLock],
+    responses=errors(403),
+)
+async def lock_for_vpp(
+    body: VppLockBody, services: Services, context: Context, caller: Caller, deviceId: DeviceId
+) -> Response:
+    """Put a sandbox device under a virtual power plant's lock until `until`: pushes that
+    would run before then get 423 VPP_LOCKED; scheduled ones due then are deferred."""
+    device = await services.actions.lock_for_vpp(caller, deviceId, body.until)
+    data = {"deviceId": device.id, "vppLockedUntil": isoformat_utc(body.until)}
+    return success_response(data, context, caller.environment.value, services.clock)

@@ -1,17 +1,55 @@
-"""The sandbox driver: reads come from the simulator, never from a manufacturer."""
+"""The sandbox driver: reads and commands go to the simulator, never to a manufacturer."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 
 from energyhub.domain.devices import Device
-from energyhub.drivers.base import DeviceReading
+from energyhub.domain.errors import device_failure_for
+from energyhub.drivers.base import CommandReceipt, CommandRequest, DeviceReading, DriverError
 from energyhub.drivers.sandbox import simulator
 from energyhub.drivers.sandbox.profiles import PROFILES
 
 
 class SandboxDriver:
+    def __init__(self, completion_delay_s: float) -> None:
+        self._completion_delay_s = completion_delay_s
+
     async def read(self, device: Device, now: datetime) -> DeviceReading:
-        profile = PROFILES[device.profile or ""]
-        anchor = None if device.sim is None else simulator.SimAnchor.from_json(device.sim)
-        return simulator.read(profile, anchor, now)
+        return simulator.read(PROFILES[device.profile or ""], _anchor(device), now)
+
+    async def send_command(
+        self, device: Device, request: CommandRequest, now: datetime
+    ) -> CommandReceipt:
+        """Accepted at once, completed after the configured delay; the sandbox block's code
+        fails it the way a real device would (retryable or not, by the code)."""
+        if request.simulated_failure is not None:
+            failure = device_failure_for(request.simulated_failure)
+            raise DriverError(
+                request.simulated_failure,
+                f"Simulated failure: {request.simulated_failure}.",
+                retryable=failure.retryable if failure is not None else False,
+            )
+        anchor = _anchor(device)
+        if (
+            anchor is not None
+            and anchor.command == request.command
+            and anchor.parameters == request.parameters
+        ):
+            return CommandReceipt({"alreadyActive": True}, self._completion_delay_s)
+        accepted = simulator.accept(
+            PROFILES[device.profile or ""], anchor, request.command, request.parameters, now
+        )
+        return CommandReceipt(
+            {"accepted": True}, self._completion_delay_s, driver_state=accepted.to_json()
+        )
+
+    async def write_settings(
+        self, device: Device, values: Mapping[str, float | bool], now: datetime
+    ) -> None:
+        """Simulated devices take every valid setting; the service stores them."""
+
+
+def _anchor(device: Device) -> simulator.SimAnchor | None:
+    return None if device.sim is None else simulator.SimAnchor.from_json(device.sim)

@@ -1,0 +1,206 @@
+"""Actions in SQL, and the due-work queue the dispatcher claims with leases."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import and_, func, or_, select, type_coerce, update
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from energyhub.domain.actions import Action, ActionState, DueKind
+from energyhub.domain.capabilities import DeviceType
+from energyhub.persistence.tables import actions, devices
+from energyhub.persistence.types import UTCDateTime
+
+IN_PLAY = [ActionState.SCHEDULED.value, ActionState.DEFERRED.value, ActionState.ACKNOWLEDGED.value]
+
+
+def _action(row: Any) -> Action:
+    return Action(
+        id=row.id,
+        account_id=row.account_id,
+        environment=row.environment,
+        device_id=row.device_id,
+        device_type=DeviceType(row.device_type),
+        command=row.command,
+        parameters=row.parameters,
+        device_parameters=row.device_parameters,
+        state=ActionState(row.state),
+        start=row.start,
+        end=row.end,
+        on_conflict=row.on_conflict,
+        result=row.result,
+        error_code=row.error_code,
+        error_message=row.error_message,
+        deferred_until=row.deferred_until,
+        acknowledged_at=row.acknowledged_at,
+        completed_at=row.completed_at,
+        created_at=row.created_at,
+        updated_at=row.updated_at,
+        tries=row.tries,
+        due_at=row.due_at,
+        due_kind=None if row.due_kind is None else DueKind(row.due_kind),
+        lease_owner=row.lease_owner,
+        lease_until=row.lease_until,
+        restore=row.restore,
+        simulated_failure=row.simulated_failure,
+    )
+
+
+def _values(action: Action) -> dict[str, Any]:
+    return dict(
+        id=action.id,
+        account_id=action.account_id,
+        environment=action.environment,
+        device_id=action.device_id,
+        device_type=action.device_type.value,
+        command=action.command,
+        parameters=action.parameters,
+        device_parameters=action.device_parameters,
+        state=action.state.value,
+        start=action.start,
+        end=action.end,
+        on_conflict=action.on_conflict,
+        result=action.result,
+        error_code=action.error_code,
+        error_message=action.error_message,
+        deferred_until=action.deferred_until,
+        acknowledged_at=action.acknowledged_at,
+        completed_at=action.completed_at,
+        created_at=action.created_at,
+        updated_at=action.updated_at,
+        tries=action.tries,
+        due_at=action.due_at,
+        due_kind=None if action.due_kind is None else action.due_kind.value,
+        lease_owner=action.lease_owner,
+        lease_until=action.lease_until,
+        restore=action.restore,
+        simulated_failure=action.simulated_failure,
+    )
+
+
+class SqlActionRepository:
+    def __init__(self, connection: AsyncConnection) -> None:
+        self._c = connection
+        self._postgres = connection.dialect.name == "postgresql"
+
+    async def lock_device(self, device_id: str) -> None:
+        """Serialise pushes to one device: a row lock on PostgreSQL; SQLite has one writer."""
+        if self._postgres:
+            await self._c.execute(
+                select(devices.c.pk).where(devices.c.id == device_id).with_for_update()
+            )
+
+    async def add(self, action: Action) -> None:
+        await self._c.execute(actions.insert().values(**_values(action)))
+
+    async def get(self, account_id: str, environment: str, action_id: str) -> Action | None:
+        row = (
+            await self._c.execute(
+                select(actions).where(
+                    actions.c.id == action_id,
+                    actions.c.account_id == account_id,
+                    actions.c.environment == environment,
+                )
+            )
+        ).first()
+        return None if row is None else _action(row)
+
+    async def get_by_id(self, action_id: str) -> Action | None:
+        row = (await self._c.execute(select(actions).where(actions.c.id == action_id))).first()
+        return None if row is None else _action(row)
+
+    async def list(
+        self,
+        account_id: str,
+        environment: str,
+        device_id: str | None,
+        state: str | None,
+        offset: int,
+        limit: int,
+    ) -> tuple[Sequence[Action], int]:
+        where = [actions.c.account_id == account_id, actions.c.environment == environment]
+        if device_id is not None:
+            where.append(actions.c.device_id == device_id)
+        if state is not None:
+            where.append(actions.c.state == state)
+        total = (
+            await self._c.execute(select(func.count()).select_from(actions).where(*where))
+        ).scalar_one()
+        rows = await self._c.execute(
+            select(actions).where(*where).order_by(actions.c.pk.desc()).offset(offset).limit(limit)
+        )
+        return [_action(r) for r in rows], int(total)
+
+    async def in_play(self, device_id: str, now: datetime) -> Sequence[Action]:
+        """The device's non-terminal actions and its windows still running."""
+        rows = await self._c.execute(
+            select(actions)
+            .where(
+                actions.c.device_id == device_id,
+                or_(
+                    actions.c.state.in_(IN_PLAY),
+                    and_(actions.c.state == ActionState.COMPLETED.value, actions.c.end > now),
+                ),
+            )
+            .order_by(actions.c.pk)
+        )
+        return [_action(r) for r in rows]
+
+    async def update(
+        self, action_id: str, *, lease_owner: str | None = None, **values: Any
+    ) -> bool:
+        """Changes an action; with `lease_owner`, only while that owner still holds it."""
+        if "state" in values and isinstance(values["state"], ActionState):
+            values["state"] = values["state"].value
+        if "due_kind" in values and isinstance(values["due_kind"], DueKind):
+            values["due_kind"] = values["due_kind"].value
+        statement = update(actions).where(actions.c.id == action_id)
+        if lease_owner is not None:
+            statement = statement.where(actions.c.lease_owner == lease_owner)
+        result = await self._c.execute(statement.values(**values))
+        return bool(result.rowcount)
+
+    async def claim_due(
+        self, owner: str, now: datetime, lease_until: datetime, limit: int
+    ) -> Sequence[Action]:
+        """Leases up to `limit` due actions nobody holds (or whose lease expired)."""
+        due = (
+            select(actions.c.pk)
+            .where(
+                actions.c.due_at <= now,
+                or_(actions.c.lease_until.is_(None), actions.c.lease_until <= now),
+            )
+            .order_by(actions.c.due_at)
+            .limit(limit)
+        )
+        if self._postgres:
+            due = due.with_for_update(skip_locked=True)
+        pks = [r.pk for r in await self._c.execute(due)]
+        if not pks:
+            return []
+        await self._c.execute(
+            update(actions)
+            .where(actions.c.pk.in_(pks))
+            .values(lease_owner=owner, lease_until=lease_until)
+        )
+        rows = await self._c.execute(
+            select(actions).where(actions.c.pk.in_(pks)).order_by(actions.c.due_at)
+        )
+        return [_action(r) for r in rows]
+
+    async def next_due_at(self) -> datetime | None:
+        """The earliest due time of work nobody holds (leased work counts at lease end)."""
+        due: datetime | None = (
+            await self._c.execute(
+                select(
+                    type_coerce(
+                        func.min(func.coalesce(actions.c.lease_until, actions.c.due_at)),
+                        UTCDateTime(),
+                    )
+                ).where(actions.c.due_at.is_not(None))
+            )
+        ).scalar_one()
+        return due

@@ -1,0 +1,329 @@
+"""Pushes, actions, settings writes and device locks (spec 4.3-4.6, CONTRACT 4 and 5).
+
+A push is checked in the contract's order, placed among the device's actions under a device
+lock (one action at a time, also under concurrency), stored, and for an immediate push sent
+at once through the dispatcher."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+from energyhub.domain.accounts import Environment, Principal
+from energyhub.domain.actions import (
+    Action,
+    ActionState,
+    ActionTrigger,
+    DueKind,
+    transition,
+)
+from energyhub.domain.capabilities import ConflictStrategy, DeviceType
+from energyhub.domain.clock import Clock, isoformat_utc
+from energyhub.domain.conflicts import Resolution, resolve_conflicts
+from energyhub.domain.devices import Device
+from energyhub.domain.errors import (
+    ActionNotCancellable,
+    ActionNotFound,
+    ApiError,
+    DeviceFailure,
+    DeviceNotFound,
+    SandboxOnly,
+    SchedulerActive,
+    VppLocked,
+    device_failure_for,
+)
+from energyhub.domain.quantities import Quantity
+from energyhub.domain.validation import (
+    check_window_order,
+    execution_for,
+    resolve_window,
+    validate_push,
+    validate_settings,
+)
+from energyhub.drivers.base import DriverError
+from energyhub.services.changes import DeviceChangeFeed
+from energyhub.services.dispatch import (
+    LEASE,
+    Dispatcher,
+    as_device_action,
+    last_action_body,
+    record_action,
+)
+from energyhub.services.ids import new_id
+from energyhub.services.ports import DeviceDriver, UnitOfWork, UnitOfWorkFactory
+
+OWN_PROGRAM = "auto.schedule"
+
+
+@dataclass(frozen=True, slots=True)
+class PushRequest:
+    command: str
+    parameters: dict[str, Quantity]
+    start_local: datetime | None = None
+    end_local: datetime | None = None
+    on_conflict: str | None = None
+    simulated_failure: str | None = None
+
+
+class PushFailed(ApiError):
+    """The device refused an immediate push: the failure envelope with the device's code,
+    HTTP 502, `details.actionId` (CONTRACT 4)."""
+
+    status = 502
+
+    def __init__(self, code: str, message: str, action_id: str) -> None:
+        super().__init__(message, actionId=action_id)
+        self.code = code  # type: ignore[misc]
+
+
+class ActionService:
+    def __init__(
+        self,
+        uow: UnitOfWorkFactory,
+        drivers: Mapping[str, DeviceDriver],
+        clock: Clock,
+        changes: DeviceChangeFeed,
+        dispatcher: Dispatcher,
+        wake: Callable[[], None],
+    ) -> None:
+        self._uow = uow
+        self._drivers = drivers
+        self._clock = clock
+        self._changes = changes
+        self._dispatcher = dispatcher
+        self._wake = wake
+
+    async def push(
+        self, principal: Principal, device_type: DeviceType, device_id: str, request: PushRequest
+    ) -> Action:
+        if (
+            request.simulated_failure is not None
+            and principal.environment is not Environment.SANDBOX
+        ):
+            raise SandboxOnly("The sandbox block simulates failures only in the sandbox.")
+        token = "push:" + new_id()
+        async with self._uow() as tx:
+            await tx.actions.lock_device(device_id)
+            device = await _visible(tx, principal, device_type, device_id)
+            action = await self._place(tx, device, request, token)
+        self._changes.publish(device.id)
+        if action.state is ActionState.SCHEDULED and action.lease_owner is None:
+            self._wake()
+            return action
+        dispatched, failure = await self._dispatcher.dispatch(action, token, immediate=True)
+        if failure is not None:
+            raise PushFailed(failure.code, failure.message, action.id)
+        return dispatched
+
+    async def _place(
+        self, tx: UnitOfWork, device: Device, request: PushRequest, token: str
+    ) -> Action:
+        now = self._clock.now()
+        tz = ZoneInfo(device.timezone)
+        check_window_order(request.start_local, request.end_local, tz, now)
+        execution = execution_for(request.start_local, request.end_local)
+        valid = validate_push(
+            device.capabilities, request.command, request.parameters, execution, request.on_conflict
+        )
+        window = resolve_window(request.start_local, request.end_local, tz, now)
+        if device.vpp_locked_until is not None and window.start < device.vpp_locked_until:
+            raise VppLocked(until=isoformat_utc(device.vpp_locked_until))
+        if (
+            device.mode_command == OWN_PROGRAM
+            and valid.on_conflict is not ConflictStrategy.CANCEL_AND_REPLACE
+        ):
+            raise SchedulerActive(currentMode=OWN_PROGRAM)
+        in_play = await tx.actions.in_play(device.id, now)
+        placed = resolve_conflicts(
+            [as_device_action(a, now) for a in in_play],
+            window.start,
+            window.end,
+            valid.on_conflict,
+            device.capabilities.conflict_strategies,
+            now,
+        )
+        if placed.kind is Resolution.REPLACE:
+            await self._replace(
+                tx, in_play, placed.cancel, {c.action_id: c.end for c in placed.cut}
+            )
+        immediate = placed.start <= now and placed.kind is not Resolution.QUEUE
+        action = Action(
+            id=new_id(),
+            account_id=device.account_id,
+            environment=device.environment.value,
+            device_id=device.id,
+            device_type=device.type,
+            command=valid.command,
+            parameters={k: q.to_json() for k, q in request.parameters.items()},
+            device_parameters={k: q.value for k, q in valid.parameters.items()},
+            state=transition(None, ActionTrigger.SCHEDULE),
+            start=now if immediate else placed.start,
+            end=placed.end,
+            on_conflict=None if valid.on_conflict is None else valid.on_conflict.value,
+            result=None,
+            error_code=None,
+            error_message=None,
+            deferred_until=None,
+            acknowledged_at=None,
+            completed_at=None,
+            created_at=now,
+            updated_at=now,
+            due_at=now if immediate else placed.start,
+            due_kind=DueKind.DISPATCH,
+            lease_owner=token if immediate else None,
+            lease_until=now + LEASE if immediate else None,
+            simulated_failure=request.simulated_failure,
+        )
+        await tx.actions.add(action)
+        await tx.devices.update_device(
+            device.id,
+            last_action_id=action.id,
+            last_action=last_action_body(action),
+            updated_at=now,
+        )
+        return action
+
+    async def _replace(
+        self,
+        tx: UnitOfWork,
+        in_play: Sequence[Action],
+        cancel: Sequence[str],
+        cuts: dict[str, datetime],
+    ) -> None:
+        """cancel_and_replace: cancel what waits, end running windows early (no restore)."""
+        now = self._clock.now()
+        for action in in_play:
+            if action.id in cancel:
+                await record_action(
+                    tx,
+                    action,
+                    state=transition(action.state, ActionTrigger.REPLACED),
+                    updated_at=now,
+                    due_at=None,
+                    due_kind=None,
+                    lease_owner=None,
+                    lease_until=None,
+                    deferred_until=None,
+                )
+            elif action.id in cuts:
+                await tx.actions.update(
+                    action.id,
+                    end=cuts[action.id],
+                    updated_at=now,
+                    due_at=None,
+                    due_kind=None,
+                    restore=None,
+                )
+
+    async def get(self, principal: Principal, action_id: str) -> Action:
+        async with self._uow() as tx:
+            found = await tx.actions.get(
+                principal.account_id, principal.environment.value, action_id
+            )
+        if found is None:
+            raise ActionNotFound(f"No action {action_id!r} is visible to this API key.")
+        return found
+
+    async def list(
+        self,
+        principal: Principal,
+        device_id: str | None,
+        state: str | None,
+        offset: int,
+        limit: int,
+    ) -> tuple[Sequence[Action], int]:
+        async with self._uow() as tx:
+            return await tx.actions.list(
+                principal.account_id, principal.environment.value, device_id, state, offset, limit
+            )
+
+    async def cancel(
+        self, principal: Principal, action_id: str, device_type: DeviceType | None = None
+    ) -> Action:
+        """Cancels a scheduled or deferred action; 409 ACTION_NOT_CANCELLABLE otherwise."""
+        now = self._clock.now()
+        async with self._uow() as tx:
+            found = await tx.actions.get(
+                principal.account_id, principal.environment.value, action_id
+            )
+            if found is None or (device_type is not None and found.device_type is not device_type):
+                raise ActionNotFound(f"No action {action_id!r} is visible to this API key.")
+            await tx.actions.lock_device(found.device_id)
+            action = await tx.actions.get_by_id(action_id)
+            assert action is not None
+            if action.in_flight(now):
+                raise ActionNotCancellable(
+                    "This action is being dispatched now: only a scheduled or deferred action "
+                    "can be cancelled.",
+                    state=ActionState.ACKNOWLEDGED.value,
+                )
+            cancelled = await record_action(
+                tx,
+                action,
+                state=transition(action.state, ActionTrigger.CANCEL),
+                updated_at=now,
+                due_at=None,
+                due_kind=None,
+                lease_owner=None,
+                lease_until=None,
+                deferred_until=None,
+            )
+        self._changes.publish(action.device_id)
+        return cancelled
+
+    async def write_settings(
+        self,
+        principal: Principal,
+        device_type: DeviceType,
+        device_id: str,
+        values: Mapping[str, Quantity | bool],
+    ) -> Device:
+        """All or nothing: every key checked first, then one call to the device, then stored."""
+        async with self._uow() as tx:
+            device = await _visible(tx, principal, device_type, device_id)
+        valid = validate_settings(device.capabilities, values)
+        now = self._clock.now()
+        try:
+            await self._drivers[device.driver].write_settings(device, valid, now)
+        except DriverError as error:
+            failure = device_failure_for(error.code) or DeviceFailure
+            raise _device_error(failure, error) from None
+        async with self._uow() as tx:
+            current = await _visible(tx, principal, device_type, device_id)
+            merged = {**current.settings, **valid}
+            await tx.devices.update_device(device.id, settings=merged, updated_at=now)
+        self._changes.publish(device.id)
+        return replace(current, settings=merged)
+
+    async def lock_for_vpp(self, principal: Principal, device_id: str, until: datetime) -> Device:
+        """Sandbox: a virtual power plant holds the device until `until` (423 on pushes)."""
+        if principal.environment is not Environment.SANDBOX:
+            raise SandboxOnly()
+        async with self._uow() as tx:
+            device = await tx.devices.get_device(
+                principal.account_id, principal.environment, device_id
+            )
+            if device is None or device.type is DeviceType.VEHICLE:
+                raise DeviceNotFound(device_id)
+            await tx.devices.update_device(
+                device_id, vpp_locked_until=until, updated_at=self._clock.now()
+            )
+        self._changes.publish(device_id)
+        return replace(device, vpp_locked_until=until)
+
+
+def _device_error(failure: type[DeviceFailure], error: DriverError) -> ApiError:
+    made = failure(error.message)
+    made.code = error.code  # type: ignore[misc]
+    return made
+
+
+async def _visible(
+    tx: UnitOfWork, principal: Principal, device_type: DeviceType, device_id: str
+) -> Device:
+    device = await tx.devices.get_device(principal.account_id, principal.environment, device_id)
+    if device is None or device.type is not device_type:
+        raise DeviceNotFound(device_id)
+    return device

@@ -1,0 +1,349 @@
+"""The dispatcher: due actions are rows, claimed with a lease, and moved along the action
+lifecycle by what the device answers (DESIGN "Due work is rows, not timers").
+
+Calls to devices happen outside transactions; results are recorded only while the lease is
+still held, so a crash repeats at most a call (drivers make calls idempotent), never a
+state change."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
+from typing import Any
+
+from energyhub.domain.actions import (
+    Action,
+    ActionState,
+    ActionTrigger,
+    DueKind,
+    RetryPolicy,
+    refusal_trigger,
+    transition,
+)
+from energyhub.domain.clock import Clock, isoformat_utc
+from energyhub.domain.conflicts import DeviceAction, retry_deadline
+from energyhub.domain.devices import Device
+from energyhub.domain.errors import VppLocked
+from energyhub.drivers.base import CommandReceipt, CommandRequest, DriverError
+from energyhub.services.changes import DeviceChangeFeed
+from energyhub.services.ports import DeviceDriver, UnitOfWork, UnitOfWorkFactory
+
+log = logging.getLogger(__name__)
+
+LEASE = timedelta(seconds=30)
+RESTORE_RETRY = timedelta(seconds=60)
+RESTORE_TRIES = 5
+
+
+@dataclass(frozen=True, slots=True)
+class DispatchFailure:
+    code: str
+    message: str
+
+
+def last_action_body(action: Action) -> dict[str, Any]:
+    """`lastAction` on a device (spec 2.2)."""
+    return {
+        "id": action.id,
+        "command": action.command,
+        "state": action.state.value,
+        "createdAt": isoformat_utc(action.created_at),
+        "updatedAt": isoformat_utc(action.updated_at),
+        "links": {"self": f"/actions/{action.id}"},
+    }
+
+
+def as_device_action(action: Action, now: datetime) -> DeviceAction:
+    """What the conflict rules see: a dispatch under way counts as in execution."""
+    state = ActionState.ACKNOWLEDGED if action.in_flight(now) else action.state
+    return DeviceAction(action.id, state, action.start, action.end, action.deferred_until)
+
+
+async def record_action(tx: UnitOfWork, action: Action, **changes: Any) -> Action:
+    """Stores changes to an action and keeps the device's `lastAction` on its newest one."""
+    updated = _replace(action, **changes)
+    await tx.actions.update(action.id, **changes)
+    await tx.devices.update_device_if(
+        action.device_id,
+        {"last_action_id": action.id},
+        last_action=last_action_body(updated),
+    )
+    return updated
+
+
+def _replace(action: Action, **changes: Any) -> Action:
+    return replace(action, **changes)
+
+
+class Dispatcher:
+    def __init__(
+        self,
+        uow: UnitOfWorkFactory,
+        drivers: Mapping[str, DeviceDriver],
+        clock: Clock,
+        changes: DeviceChangeFeed,
+        retry_policy: RetryPolicy,
+        immediate_backoff_s: tuple[float, ...] = (0.2, 1.0),
+    ) -> None:
+        self._uow = uow
+        self._drivers = drivers
+        self._clock = clock
+        self._changes = changes
+        self._retry = retry_policy
+        self._immediate_backoff = immediate_backoff_s
+
+    async def run_due(self, owner: str, limit: int = 200) -> int:
+        """Claims and runs every action due now; returns how many it ran."""
+        ran = 0
+        while True:
+            now = self._clock.now()
+            async with self._uow() as tx:
+                claimed = await tx.actions.claim_due(owner, now, now + LEASE, limit)
+            if not claimed:
+                return ran
+            await asyncio.gather(*(self._run_one(action, owner) for action in claimed))
+            ran += len(claimed)
+
+    async def next_due_at(self) -> datetime | None:
+        async with self._uow() as tx:
+            return await tx.actions.next_due_at()
+
+    async def _run_one(self, action: Action, owner: str) -> None:
+        try:
+            if action.due_kind is DueKind.DISPATCH:
+                await self.dispatch(action, owner, immediate=False)
+            elif action.due_kind is DueKind.COMPLETE:
+                await self.complete(action, owner)
+            elif action.due_kind is DueKind.RESTORE:
+                await self.restore(action, owner)
+        except Exception:
+            # The lease runs out and another try claims it; nothing is recorded as done.
+            log.exception("dispatcher step failed for action %s", action.id)
+
+    # --- dispatch -------------------------------------------------------------------------
+    async def dispatch(
+        self, action: Action, owner: str, *, immediate: bool
+    ) -> tuple[Action, DispatchFailure | None]:
+        """Sends the command and records the device's answer (while `owner` holds it)."""
+        async with self._uow() as tx:
+            device = await tx.devices.get_device_by_id(action.device_id)
+        assert device is not None
+        now = self._clock.now()
+        request = CommandRequest(action.command, action.device_parameters, action.simulated_failure)
+        receipt: CommandReceipt | None = None
+        failure: DriverError | None = None
+        if device.vpp_locked_until is not None and device.vpp_locked_until > now:
+            locked = VppLocked(until=isoformat_utc(device.vpp_locked_until))
+            failure = DriverError(locked.code, locked.message, retryable=True)
+        else:
+            receipt, failure = await self._send(device, request, immediate=immediate)
+        if receipt is not None:
+            return await self._accepted(action, owner, device, receipt), None
+        assert failure is not None
+        refused = await self._refused(action, owner, failure, immediate=immediate)
+        return refused, DispatchFailure(failure.code, failure.message)
+
+    async def _send(
+        self, device: Device, request: CommandRequest, *, immediate: bool
+    ) -> tuple[CommandReceipt | None, DriverError | None]:
+        """One call, plus bounded quick retries of transient errors on an immediate push
+        (a scheduled one is deferred instead)."""
+        driver = self._drivers[device.driver]
+        waits = self._immediate_backoff if immediate and request.simulated_failure is None else ()
+        attempt = 0
+        while True:
+            try:
+                return await driver.send_command(device, request, self._clock.now()), None
+            except DriverError as error:
+                if not error.retryable or attempt >= len(waits):
+                    return None, error
+                await asyncio.sleep(waits[attempt])
+                attempt += 1
+
+    async def _accepted(
+        self, action: Action, owner: str, device: Device, receipt: CommandReceipt
+    ) -> Action:
+        now = self._clock.now()
+        changes: dict[str, Any] = dict(
+            state=transition(action.state, ActionTrigger.DISPATCH_ACCEPTED),
+            acknowledged_at=now,
+            updated_at=now,
+            tries=action.tries + 1,
+            result={"success": True, **receipt.result},
+            deferred_until=None,
+            due_kind=DueKind.COMPLETE,
+            due_at=now + timedelta(seconds=receipt.completes_after),
+            lease_owner=None,
+            lease_until=None,
+        )
+        if action.end is not None:
+            changes["restore"] = _mode_in_effect(device)
+        async with self._uow() as tx:
+            if not await tx.actions.update(action.id, lease_owner=owner, lease_until=None):
+                return action  # someone else took over; they record the outcome
+            updated = await record_action(tx, action, **changes)
+            device_changes: dict[str, Any] = dict(
+                mode_action_id=action.id, mode_command=action.command, updated_at=now
+            )
+            if receipt.driver_state is not None:
+                device_changes["sim"] = receipt.driver_state
+            await tx.devices.update_device(action.device_id, **device_changes)
+        self._changes.publish(action.device_id)
+        if receipt.completes_after <= 0:
+            return await self.complete(updated, None)
+        return updated
+
+    async def _refused(
+        self, action: Action, owner: str, failure: DriverError, *, immediate: bool
+    ) -> Action:
+        now = self._clock.now()
+        tries = action.tries + 1
+        async with self._uow() as tx:
+            if immediate:
+                next_try = None
+            else:
+                others = [
+                    as_device_action(a, now)
+                    for a in await tx.actions.in_play(action.device_id, now)
+                ]
+                deadline = retry_deadline(as_device_action(action, now), others, now)
+                next_try = (
+                    self._retry.next_try_at(tries, now, deadline) if failure.retryable else None
+                )
+            # an immediate push is never deferred: any refusal fails it at once
+            trigger = refusal_trigger(
+                None if immediate else action.state, failure.retryable, next_try
+            )
+            state = transition(action.state, trigger)
+            changes: dict[str, Any] = dict(
+                state=state, updated_at=now, tries=tries, lease_owner=None, lease_until=None
+            )
+            if state is ActionState.DEFERRED:
+                changes.update(deferred_until=next_try, due_at=next_try, due_kind=DueKind.DISPATCH)
+            else:
+                changes.update(
+                    due_at=None,
+                    due_kind=None,
+                    deferred_until=None,
+                    error_code=failure.code,
+                    error_message=failure.message,
+                    result={"success": False, "errorCode": failure.code},
+                )
+            if not await tx.actions.update(action.id, lease_owner=owner, lease_until=None):
+                return action
+            updated = await record_action(tx, action, **changes)
+        self._changes.publish(action.device_id)
+        return updated
+
+    # --- completion and window end ----------------------------------------------------------
+    async def complete(self, action: Action, owner: str | None) -> Action:
+        """The device has had its time: the action is `completed` and the stored state shows
+        the new mode at once (CONTRACT 3)."""
+        async with self._uow() as tx:
+            device = await tx.devices.get_device_by_id(action.device_id)
+        assert device is not None
+        reading = await self._drivers[device.driver].read(device, self._clock.now())
+        now = self._clock.now()
+        changes: dict[str, Any] = dict(
+            state=transition(action.state, ActionTrigger.DEVICE_COMPLETED),
+            completed_at=now,
+            updated_at=now,
+            lease_owner=None,
+            lease_until=None,
+            due_kind=None,
+            due_at=None,
+        )
+        if action.end is not None and action.end > now:
+            changes.update(due_kind=DueKind.RESTORE, due_at=action.end)
+        async with self._uow() as tx:
+            if owner is not None and not await tx.actions.update(
+                action.id, lease_owner=owner, lease_until=None
+            ):
+                return action
+            updated = await record_action(tx, action, **changes)
+            await tx.devices.update_device(
+                action.device_id,
+                state=reading.state,
+                available=reading.available,
+                last_pulled_at=now,
+                updated_at=now,
+            )
+        self._changes.publish(action.device_id)
+        return updated
+
+    async def restore(self, action: Action, owner: str) -> Action:
+        """At a window's end, put back the mode it replaced, unless a later action has
+        replaced the window's own command since."""
+        async with self._uow() as tx:
+            device = await tx.devices.get_device_by_id(action.device_id)
+        assert device is not None
+        now = self._clock.now()
+        done: dict[str, Any] = dict(
+            due_kind=None, due_at=None, lease_owner=None, lease_until=None, updated_at=now
+        )
+        if device.mode_action_id != action.id or not action.restore:
+            async with self._uow() as tx:
+                await tx.actions.update(action.id, lease_owner=owner, **done)
+            return action
+        previous = action.restore
+        request = CommandRequest(previous["command"], dict(previous.get("parameters", {})))
+        receipt, failure = await self._send(device, request, immediate=False)
+        async with self._uow() as tx:
+            if failure is not None:
+                attempts = int(previous.get("attempts", 0)) + 1
+                retry = dict(
+                    restore={**previous, "attempts": attempts},
+                    lease_owner=None,
+                    lease_until=None,
+                    due_at=now + RESTORE_RETRY,
+                )
+                await tx.actions.update(
+                    action.id,
+                    lease_owner=owner,
+                    **(retry if failure.retryable and attempts < RESTORE_TRIES else done),
+                )
+                return action
+            assert receipt is not None
+            result = {**(action.result or {}), "restoredAt": isoformat_utc(now)}
+            if not await tx.actions.update(action.id, lease_owner=owner, result=result, **done):
+                return action
+            device_changes: dict[str, Any] = dict(
+                mode_action_id=None, mode_command=previous["command"], updated_at=now
+            )
+            if receipt.driver_state is not None:
+                device_changes["sim"] = receipt.driver_state
+            await tx.devices.update_device(action.device_id, **device_changes)
+        await self._refresh(device)
+        return _replace(action, result=result)
+
+    async def _refresh(self, device: Device) -> None:
+        async with self._uow() as tx:
+            current = await tx.devices.get_device_by_id(device.id)
+        assert current is not None
+        now = self._clock.now()
+        reading = await self._drivers[current.driver].read(current, now)
+        async with self._uow() as tx:
+            await tx.devices.update_device(
+                device.id,
+                state=reading.state,
+                available=reading.available,
+                last_pulled_at=now,
+                updated_at=now,
+            )
+        self._changes.publish(device.id)
+
+
+def _mode_in_effect(device: Device) -> dict[str, Any]:
+    """The command a window will restore: what the service last set, else what the device
+    reports (`currentMode` / `activeControlMode`)."""
+    if device.sim and device.sim.get("command"):
+        return {"command": device.sim["command"], "parameters": device.sim.get("parameters", {})}
+    mode = (
+        device.mode_command
+        or device.state.get("currentMode")
+        or device.state.get("activeControlMode")
+    )
+    return {"command": mode, "parameters": {}} if mode else {}

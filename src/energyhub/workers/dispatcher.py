@@ -1,0 +1,57 @@
+"""The dispatcher loop: sleeps until the next due action (waking early when a push adds an
+earlier one) and runs what is due. Several processes may run it on PostgreSQL: leases and
+`SKIP LOCKED` keep them from doing the same work."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import socket
+import uuid
+
+from energyhub.domain.clock import Clock
+from energyhub.services.dispatch import Dispatcher
+
+log = logging.getLogger(__name__)
+
+
+class DispatcherWorker:
+    def __init__(self, dispatcher: Dispatcher, clock: Clock, max_sleep_s: float) -> None:
+        self._dispatcher = dispatcher
+        self._clock = clock
+        self._max_sleep_s = max_sleep_s
+        self._wakeup = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self.owner = f"worker:{socket.gethostname()}:{uuid.uuid4().hex[:8]}"
+
+    def wake(self) -> None:
+        """Something due earlier may exist now: look again."""
+        self._wakeup.set()
+
+    def start(self) -> None:
+        if self._task is None:
+            self._task = asyncio.create_task(self.run(), name="energyhub-dispatcher")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+
+    async def run(self) -> None:
+        while True:
+            self._wakeup.clear()
+            try:
+                await self._dispatcher.run_due(self.owner)
+                next_due = await self._dispatcher.next_due_at()
+            except Exception:
+                log.exception("dispatcher loop failed; retrying in 1 s")
+                next_due, delay = None, 1.0
+            else:
+                delay = self._max_sleep_s
+            if next_due is not None:
+                delay = min(delay, max(0.0, (next_due - self._clock.now()).total_seconds()))
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wakeup.wait(), delay)

@@ -91,7 +91,7 @@ def clock() -> FakeClock:
 
 @pytest.fixture
 def settings(database_url: str) -> Settings:
-    return Settings(database_url=database_url, key_cache_ttl_s=0)
+    return Settings(database_url=database_url, key_cache_ttl_s=0, immediate_retry_backoff_s=(0, 0))
 
 
 @pytest.fixture

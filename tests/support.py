@@ -57,6 +57,20 @@ class Api:
         data: dict[str, Any] = response.json()["data"]
         return data
 
+    async def run_due(self, seconds: float = 0) -> int:
+        """Moves the fake clock on and runs what the dispatcher finds due then."""
+        self.clock.advance(seconds)
+        return await self.container.dispatcher.run_due("test-worker")
+
+    async def push(
+        self, caller: Caller, device: dict[str, Any], command: str, **body: Any
+    ) -> httpx.Response:
+        parameters = body.pop("parameters", {})
+        payload = {"action": {"command": command, "parameters": parameters}, **body}
+        return await self.client.post(
+            f"/{device['type']}/{device['id']}", json=payload, headers=caller.headers
+        )
+
     async def get(self, caller: Caller, path: str, **params: Any) -> httpx.Response:
         return await self.client.get(path, params=params or None, headers=caller.headers)
 

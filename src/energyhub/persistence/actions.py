@@ -149,17 +149,15 @@ class SqlActionRepository:
         )
         return [_action(r) for r in rows]
 
-    async def update(
-        self, action_id: str, *, lease_owner: str | None = None, **values: Any
-    ) -> bool:
-        """Changes an action; with `lease_owner`, only while that owner still holds it."""
+    async def update(self, action_id: str, *, held_by: str | None = None, **values: Any) -> bool:
+        """Changes an action; with `held_by`, only while that owner still holds its lease."""
         if "state" in values and isinstance(values["state"], ActionState):
             values["state"] = values["state"].value
         if "due_kind" in values and isinstance(values["due_kind"], DueKind):
             values["due_kind"] = values["due_kind"].value
         statement = update(actions).where(actions.c.id == action_id)
-        if lease_owner is not None:
-            statement = statement.where(actions.c.lease_owner == lease_owner)
+        if held_by is not None:
+            statement = statement.where(actions.c.lease_owner == held_by)
         result = await self._c.execute(statement.values(**values))
         return bool(result.rowcount)
 

@@ -182,7 +182,7 @@ class Dispatcher:
         if action.end is not None:
             changes["restore"] = _mode_in_effect(device)
         async with self._uow() as tx:
-            if not await tx.actions.update(action.id, lease_owner=owner, lease_until=None):
+            if not await tx.actions.update(action.id, held_by=owner, lease_until=None):
                 return action  # someone else took over; they record the outcome
             updated = await record_action(tx, action, **changes)
             device_changes: dict[str, Any] = dict(
@@ -232,7 +232,7 @@ class Dispatcher:
                     error_message=failure.message,
                     result={"success": False, "errorCode": failure.code},
                 )
-            if not await tx.actions.update(action.id, lease_owner=owner, lease_until=None):
+            if not await tx.actions.update(action.id, held_by=owner, lease_until=None):
                 return action
             updated = await record_action(tx, action, **changes)
         self._changes.publish(action.device_id)
@@ -260,7 +260,7 @@ class Dispatcher:
             changes.update(due_kind=DueKind.RESTORE, due_at=action.end)
         async with self._uow() as tx:
             if owner is not None and not await tx.actions.update(
-                action.id, lease_owner=owner, lease_until=None
+                action.id, held_by=owner, lease_until=None
             ):
                 return action
             updated = await record_action(tx, action, **changes)
@@ -286,7 +286,7 @@ class Dispatcher:
         )
         if device.mode_action_id != action.id or not action.restore:
             async with self._uow() as tx:
-                await tx.actions.update(action.id, lease_owner=owner, **done)
+                await tx.actions.update(action.id, held_by=owner, **done)
             return action
         previous = action.restore
         request = CommandRequest(previous["command"], dict(previous.get("parameters", {})))
@@ -302,13 +302,13 @@ class Dispatcher:
                 )
                 await tx.actions.update(
                     action.id,
-                    lease_owner=owner,
+                    held_by=owner,
                     **(retry if failure.retryable and attempts < RESTORE_TRIES else done),
                 )
                 return action
             assert receipt is not None
             result = {**(action.result or {}), "restoredAt": isoformat_utc(now)}
-            if not await tx.actions.update(action.id, lease_owner=owner, result=result, **done):
+            if not await tx.actions.update(action.id, held_by=owner, result=result, **done):
                 return action
             device_changes: dict[str, Any] = dict(
                 mode_action_id=None, mode_command=previous["command"], updated_at=now

@@ -22,14 +22,13 @@ class SandboxDriver:
     async def send_command(
         self, device: Device, request: CommandRequest, now: datetime
     ) -> CommandReceipt:
-        """Accepted at once, completed after the configured delay; the sandbox block's code
-        fails it the way a real device would (retryable or not, by the code)."""
+        """Accepted at once, completed after the configured delay. The sandbox block asks for
+        `result: failed`, so its code fails the push for good (never deferred)."""
         if request.simulated_failure is not None:
             failure = device_failure_for(request.simulated_failure)
+            message = failure.default_message if failure is not None else "The device refused."
             raise DriverError(
-                request.simulated_failure,
-                f"Simulated failure: {request.simulated_failure}.",
-                retryable=failure.retryable if failure is not None else False,
+                request.simulated_failure, f"Simulated failure: {message}", retryable=False
             )
         anchor = _anchor(device)
         if (

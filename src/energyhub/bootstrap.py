@@ -47,6 +47,7 @@ class Container:
     rate_limiter: RateLimiter
     dispatcher: Dispatcher
     worker: DispatcherWorker
+    drivers: dict[str, DeviceDriver]  # by a device's `driver` column; shared by all services
 
     async def aclose(self) -> None:
         await self.worker.stop()
@@ -97,7 +98,9 @@ async def build_container(
             Environment.LIVE: settings.rate_limit_live,
         },
     )
-    return Container(settings, clock, engine, uow, services, rate_limiter, dispatcher, worker)
+    return Container(
+        settings, clock, engine, uow, services, rate_limiter, dispatcher, worker, drivers
+    )
 
 
 def build_app(container: Container, *, run_workers: bool = False) -> FastAPI:

@@ -160,7 +160,7 @@ class ExplodingDriver:
 async def test_unexpected_failure_is_internal_error_without_a_trace(api: Api) -> None:
     caller = await api.caller()
     device = await api.sandbox_device(caller)
-    api.container.services.devices.register_driver("sandbox", ExplodingDriver())
+    api.container.drivers["sandbox"] = ExplodingDriver()  # type: ignore[assignment]
     transport = httpx.ASGITransport(app=build_app(api.container), raise_app_exceptions=False)
     async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
         response = await client.get(

@@ -39,13 +39,9 @@ class DeviceService:
         changes: DeviceChangeFeed,
     ) -> None:
         self._uow = uow
-        self._drivers = dict(drivers)
+        self._drivers = drivers
         self._clock = clock
         self._changes = changes
-
-    def register_driver(self, name: str, driver: DeviceDriver) -> None:
-        """Adds or replaces the driver for devices whose `driver` column is `name`."""
-        self._drivers[name] = driver
 
     async def read(
         self, principal: Principal, device_type: DeviceType, device_id: str, cache_type: CacheType

@@ -29,6 +29,7 @@ from energyhub.domain.errors import (
     ApiError,
     DeviceFailure,
     DeviceNotFound,
+    InvalidRequest,
     SandboxOnly,
     SchedulerActive,
     VppLocked,
@@ -59,10 +60,12 @@ OWN_PROGRAM = "auto.schedule"
 
 @dataclass(frozen=True, slots=True)
 class PushRequest:
+    """A push as the client sent it; `start`/`end` are plant-local `YYYY-MM-DDTHH:MM:SS`."""
+
     command: str
     parameters: dict[str, Quantity]
-    start_local: datetime | None = None
-    end_local: datetime | None = None
+    start: str | None = None
+    end: str | None = None
     on_conflict: str | None = None
     simulated_failure: str | None = None
 
@@ -122,12 +125,14 @@ class ActionService:
     ) -> Action:
         now = self._clock.now()
         tz = ZoneInfo(device.timezone)
-        check_window_order(request.start_local, request.end_local, tz, now)
-        execution = execution_for(request.start_local, request.end_local)
+        start_local = _wall_clock(request.start, "start")
+        end_local = _wall_clock(request.end, "end")
+        check_window_order(start_local, end_local, tz, now)
+        execution = execution_for(start_local, end_local)
         valid = validate_push(
             device.capabilities, request.command, request.parameters, execution, request.on_conflict
         )
-        window = resolve_window(request.start_local, request.end_local, tz, now)
+        window = resolve_window(start_local, end_local, tz, now)
         if device.vpp_locked_until is not None and window.start < device.vpp_locked_until:
             raise VppLocked(until=isoformat_utc(device.vpp_locked_until))
         if (
@@ -312,6 +317,18 @@ class ActionService:
             )
         self._changes.publish(device_id)
         return replace(device, vpp_locked_until=until)
+
+
+def _wall_clock(value: str | None, field: str) -> datetime | None:
+    """A plant-local time as sent; a day that is not in the calendar is the client's typo."""
+    if value is None:
+        return None
+    try:
+        return datetime.fromisoformat(value)
+    except ValueError:
+        raise InvalidRequest(
+            errors=[{"path": f"body.{field}", "message": f"{value!r} is not a calendar time"}]
+        ) from None
 
 
 def _device_error(failure: type[DeviceFailure], error: DriverError) -> ApiError:

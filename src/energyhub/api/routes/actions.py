@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Path, Query
@@ -23,7 +22,6 @@ from energyhub.api.schemas import (
 )
 from energyhub.domain.actions import ActionState
 from energyhub.domain.capabilities import DeviceType
-from energyhub.domain.errors import InvalidRequest
 from energyhub.domain.quantities import Quantity
 from energyhub.services.actions import PushRequest
 
@@ -34,17 +32,6 @@ PUSH_ERRORS = errors(403, 409, 422, 423, 502)
 ActionStateName = Literal[
     "acknowledged", "scheduled", "deferred", "cancelled", "completed", "failed"
 ]
-
-
-def _local(value: str | None, field: str) -> datetime | None:
-    if value is None:
-        return None
-    try:
-        return datetime.fromisoformat(value)
-    except ValueError:
-        raise InvalidRequest(
-            errors=[{"path": f"body.{field}", "message": f"{value!r} is not a calendar time"}]
-        ) from None
 
 
 async def _push(
@@ -58,8 +45,8 @@ async def _push(
     request = PushRequest(
         command=body.action.command,
         parameters={k: Quantity(q.value, q.unit) for k, q in body.action.parameters.items()},
-        start_local=_local(body.start, "start"),
-        end_local=_local(body.end, "end"),
+        start=body.start,
+        end=body.end,
         on_conflict=body.onConflict,
         simulated_failure=None if body.sandbox is None else body.sandbox.errorCode,
     )

@@ -63,17 +63,18 @@ class SqlDeviceRepository:
         self._c = connection
 
     async def get_device(
-        self, account_id: str, environment: Environment, device_id: str
+        self, account_id: str, environment: Environment, device_id: str, *, lock: bool = False
     ) -> Device | None:
-        row = (
-            await self._c.execute(
-                select(devices).where(
-                    devices.c.id == device_id,
-                    devices.c.account_id == account_id,
-                    devices.c.environment == environment.value,
-                )
-            )
-        ).first()
+        """A device of this account and environment; with `lock`, its row stays locked until
+        the transaction ends (PostgreSQL; SQLite has a single writer anyway)."""
+        query = select(devices).where(
+            devices.c.id == device_id,
+            devices.c.account_id == account_id,
+            devices.c.environment == environment.value,
+        )
+        if lock and self._c.dialect.name == "postgresql":
+            query = query.with_for_update()
+        row = (await self._c.execute(query)).first()
         return None if row is None else _device(row)
 
     async def get_device_by_id(self, device_id: str) -> Device | None:

@@ -108,14 +108,15 @@ class ActionService:
             raise SandboxOnly("The sandbox block simulates failures only in the sandbox.")
         token = "push:" + new_id()
         async with self._uow() as tx:
-            await tx.actions.lock_device(device_id)
-            device = await _visible(tx, principal, device_type, device_id)
+            device = await _visible(tx, principal, device_type, device_id, lock=True)
             action = await self._place(tx, device, request, token)
         self._changes.publish(device.id)
         if action.state is ActionState.SCHEDULED and action.lease_owner is None:
             self._wake()
             return action
-        dispatched, failure = await self._dispatcher.dispatch(action, token, immediate=True)
+        dispatched, failure = await self._dispatcher.dispatch(
+            action, token, immediate=True, device=device
+        )
         if failure is not None:
             raise PushFailed(failure.code, failure.message, action.id)
         return dispatched
@@ -338,9 +339,16 @@ def _device_error(failure: type[DeviceFailure], error: DriverError) -> ApiError:
 
 
 async def _visible(
-    tx: UnitOfWork, principal: Principal, device_type: DeviceType, device_id: str
+    tx: UnitOfWork,
+    principal: Principal,
+    device_type: DeviceType,
+    device_id: str,
+    *,
+    lock: bool = False,
 ) -> Device:
-    device = await tx.devices.get_device(principal.account_id, principal.environment, device_id)
+    device = await tx.devices.get_device(
+        principal.account_id, principal.environment, device_id, lock=lock
+    )
     if device is None or device.type is not device_type:
         raise DeviceNotFound(device_id)
     return device

@@ -74,6 +74,19 @@ async def record_action(tx: UnitOfWork, action: Action, **changes: Any) -> Actio
     return updated
 
 
+async def _update_device_and_last_action(
+    tx: UnitOfWork, action: Action, device_changes: dict[str, Any]
+) -> None:
+    """One statement when the action is the device's newest (the usual case), two else."""
+    if not await tx.devices.update_device_if(
+        action.device_id,
+        {"last_action_id": action.id},
+        last_action=last_action_body(action),
+        **device_changes,
+    ):
+        await tx.devices.update_device(action.device_id, **device_changes)
+
+
 def _replace(action: Action, **changes: Any) -> Action:
     return replace(action, **changes)
 
@@ -125,11 +138,13 @@ class Dispatcher:
 
     # --- dispatch -------------------------------------------------------------------------
     async def dispatch(
-        self, action: Action, owner: str, *, immediate: bool
+        self, action: Action, owner: str, *, immediate: bool, device: Device | None = None
     ) -> tuple[Action, DispatchFailure | None]:
-        """Sends the command and records the device's answer (while `owner` holds it)."""
-        async with self._uow() as tx:
-            device = await tx.devices.get_device_by_id(action.device_id)
+        """Sends the command and records the device's answer (while `owner` holds it);
+        `device` saves a read when the caller has just loaded it."""
+        if device is None:
+            async with self._uow() as tx:
+                device = await tx.devices.get_device_by_id(action.device_id)
         assert device is not None
         now = self._clock.now()
         request = CommandRequest(action.command, action.device_parameters, action.simulated_failure)
@@ -181,16 +196,16 @@ class Dispatcher:
         )
         if action.end is not None:
             changes["restore"] = _mode_in_effect(device)
+        device_changes: dict[str, Any] = dict(
+            mode_action_id=action.id, mode_command=action.command, updated_at=now
+        )
+        if receipt.driver_state is not None:
+            device_changes["sim"] = receipt.driver_state
         async with self._uow() as tx:
-            if not await tx.actions.update(action.id, held_by=owner, lease_until=None):
+            if not await tx.actions.update(action.id, held_by=owner, **changes):
                 return action  # someone else took over; they record the outcome
-            updated = await record_action(tx, action, **changes)
-            device_changes: dict[str, Any] = dict(
-                mode_action_id=action.id, mode_command=action.command, updated_at=now
-            )
-            if receipt.driver_state is not None:
-                device_changes["sim"] = receipt.driver_state
-            await tx.devices.update_device(action.device_id, **device_changes)
+            updated = _replace(action, **changes)
+            await _update_device_and_last_action(tx, updated, device_changes)
         self._changes.publish(action.device_id)
         if receipt.completes_after <= 0:
             return await self.complete(updated, None)

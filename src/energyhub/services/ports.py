@@ -55,7 +55,7 @@ class AccountRepository(Protocol):
 
 class DeviceRepository(Protocol):
     async def get_device(
-        self, account_id: str, environment: Environment, device_id: str
+        self, account_id: str, environment: Environment, device_id: str, *, lock: bool = False
     ) -> Device | None: ...
     async def get_device_by_id(self, device_id: str) -> Device | None: ...
     async def list_devices(

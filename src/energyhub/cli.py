@@ -46,6 +46,14 @@ def _run(work: Callable[[Container], Awaitable[T]]) -> T:
     return asyncio.run(main())
 
 
+def _logged_settings() -> Settings:
+    settings = Settings()
+    logging.basicConfig(
+        level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s %(message)s"
+    )
+    return settings
+
+
 def _print_json(value: Any) -> None:
     sys.stdout.write(json.dumps(value) + "\n")
 
@@ -59,10 +67,7 @@ def serve(
     ] = True,
 ) -> None:
     """Run the HTTP service (and its workers) after applying migrations."""
-    settings = Settings()
-    logging.basicConfig(
-        level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s %(message)s"
-    )
+    settings = _logged_settings()
 
     async def main() -> None:
         container = await build_container(settings)
@@ -94,10 +99,7 @@ def serve(
 @app.command()
 def worker() -> None:
     """Run only the background workers (for more processes on one PostgreSQL database)."""
-    settings = Settings()
-    logging.basicConfig(
-        level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s %(message)s"
-    )
+    settings = _logged_settings()
 
     async def main() -> None:
         container = await build_container(settings)

@@ -202,17 +202,7 @@ class ActionService:
         now = self._clock.now()
         for action in in_play:
             if action.id in cancel:
-                await record_action(
-                    tx,
-                    action,
-                    state=transition(action.state, ActionTrigger.REPLACED),
-                    updated_at=now,
-                    due_at=None,
-                    due_kind=None,
-                    lease_owner=None,
-                    lease_until=None,
-                    deferred_until=None,
-                )
+                await _end_waiting(tx, action, ActionTrigger.REPLACED, now)
             elif action.id in cuts:
                 await tx.actions.update(
                     action.id,
@@ -265,17 +255,7 @@ class ActionService:
                     "can be cancelled.",
                     state=ActionState.ACKNOWLEDGED.value,
                 )
-            cancelled = await record_action(
-                tx,
-                action,
-                state=transition(action.state, ActionTrigger.CANCEL),
-                updated_at=now,
-                due_at=None,
-                due_kind=None,
-                lease_owner=None,
-                lease_until=None,
-                deferred_until=None,
-            )
+            cancelled = await _end_waiting(tx, action, ActionTrigger.CANCEL, now)
         self._changes.publish(action.device_id)
         return cancelled
 
@@ -318,6 +298,23 @@ class ActionService:
             )
         self._changes.publish(device_id)
         return replace(device, vpp_locked_until=until)
+
+
+async def _end_waiting(
+    tx: UnitOfWork, action: Action, trigger: ActionTrigger, now: datetime
+) -> Action:
+    """A scheduled or deferred action ends (cancel, or replaced): nothing more is due."""
+    return await record_action(
+        tx,
+        action,
+        state=transition(action.state, trigger),
+        updated_at=now,
+        due_at=None,
+        due_kind=None,
+        lease_owner=None,
+        lease_until=None,
+        deferred_until=None,
+    )
 
 
 def _wall_clock(value: str | None, field: str) -> datetime | None:

@@ -9,8 +9,9 @@ from dataclasses import dataclass
 
 from fastapi import FastAPI
 from sqlalchemy.ext.asyncio import AsyncEngine
+from starlette.types import ASGIApp
 
-from energyhub.api.app import create_app
+from energyhub.api.app import create_app, with_gateway
 from energyhub.api.deps import ApiServices
 from energyhub.api.ratelimit import RateLimiter
 from energyhub.api.read_cache import DeviceReadCache
@@ -103,7 +104,7 @@ async def build_container(
     )
 
 
-def build_app(container: Container, *, run_workers: bool = False) -> FastAPI:
+def build_app(container: Container, *, run_workers: bool = False) -> ASGIApp:
     """The app; with `run_workers` its lifespan runs the background workers too."""
 
     @asynccontextmanager
@@ -115,4 +116,5 @@ def build_app(container: Container, *, run_workers: bool = False) -> FastAPI:
         finally:
             await container.worker.stop()
 
-    return create_app(container.services, container.rate_limiter, lifespan)
+    app = create_app(container.services, lifespan)
+    return with_gateway(app, container.services, container.rate_limiter)

@@ -25,7 +25,6 @@ sandbox of simulated devices, `sk_live_` keys real hardware. Every response is a
 
 def create_app(
     services: ApiServices,
-    rate_limiter: RateLimiter,
     lifespan: Callable[[FastAPI], AbstractAsyncContextManager[None]] | None = None,
 ) -> FastAPI:
     app = FastAPI(
@@ -45,13 +44,18 @@ def create_app(
     async def healthz() -> Response:
         return Response(b'{"status":"ok"}', media_type="application/json")
 
-    app.add_middleware(
-        Gateway,
-        deps=GatewayDeps(
+    return app
+
+
+def with_gateway(app: FastAPI, services: ApiServices, rate_limiter: RateLimiter) -> Gateway:
+    """The gateway in front of the whole app (outside FastAPI's own middleware), so cached
+    reads are answered before any framework code runs."""
+    return Gateway(
+        app,
+        GatewayDeps(
             accounts=services.accounts,
             rate_limiter=rate_limiter,
             read_cache=services.read_cache,
             clock=services.clock,
         ),
     )
-    return app

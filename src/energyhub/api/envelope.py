@@ -3,6 +3,7 @@ The request-id and rate-limit headers are added by the gateway to every response
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 import orjson
@@ -16,14 +17,14 @@ JSON = "application/json"
 
 
 def success_bytes(
-    data_json: bytes, context: RequestContext, environment: str, clock: Clock
+    data_json: bytes, context: RequestContext, environment: str, now: datetime
 ) -> bytes:
     """Splices already serialised `data` into the envelope (the cached read path uses this)."""
     meta = orjson.dumps(
         {
             "requestId": context.request_id,
             "environment": environment,
-            "timestamp": isoformat_utc(clock.now()),
+            "timestamp": isoformat_utc(now),
             "latencyMs": context.latency_ms(),
         }
     )
@@ -53,7 +54,7 @@ def success_response(
     data: Any, context: RequestContext, environment: str, clock: Clock, status: int = 200
 ) -> Response:
     return Response(
-        success_bytes(orjson.dumps(data), context, environment, clock),
+        success_bytes(orjson.dumps(data), context, environment, clock.now()),
         status_code=status,
         media_type=JSON,
     )

@@ -83,7 +83,7 @@ class Gateway:
             await self.app(scope, receive, send)
         except Exception:
             if started():
-                raise
+                return  # the app's own handler has logged it and answered 500 already
             log.exception("unhandled error on %s %s", scope["method"], scope["path"])
             await self._fail(InternalError(), scope, receive, send, context)
 
@@ -96,13 +96,15 @@ class Gateway:
         cache_type = EXPEDITE_QUERIES.get(scope["query_string"])
         if cache_type is None:
             return False
+        now = self.deps.clock.now()
         data = self.deps.read_cache.lookup(
-            context.principal, READ_TYPES[parts[1]], parts[2], cache_type, self.deps.clock.now()
+            context.principal, READ_TYPES[parts[1]], parts[2], cache_type, now
         )
         if data is None:
             return False
-        body = success_bytes(data, context, context.principal.environment.value, self.deps.clock)
-        await send({"type": "http.response.start", "status": 200, "headers": JSON_HEADERS})
+        body = success_bytes(data, context, context.principal.environment.value, now)
+        headers = [*JSON_HEADERS, (b"content-length", str(len(body)).encode())]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
         await send({"type": "http.response.body", "body": body})
         return True
 

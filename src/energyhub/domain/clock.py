@@ -62,5 +62,8 @@ def local_to_utc(naive: datetime, tz: ZoneInfo) -> datetime:
 
 def isoformat_utc(value: datetime) -> str:
     """ISO 8601 UTC with a `Z`, millisecond precision: the one format of every response."""
-    utc = ensure_utc(value)
-    return utc.strftime("%Y-%m-%dT%H:%M:%S.") + f"{utc.microsecond // 1000:03d}Z"
+    u = ensure_utc(value)
+    return (
+        f"{u.year:04d}-{u.month:02d}-{u.day:02d}T{u.hour:02d}:{u.minute:02d}:{u.second:02d}"
+        f".{u.microsecond // 1000:03d}Z"
+    )

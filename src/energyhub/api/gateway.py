@@ -33,6 +33,7 @@ EXPEDITE_QUERIES = {
     b"expedite=1": CacheType.EXPEDITE,
 }
 JSON_HEADERS = [(b"content-type", b"application/json")]
+BODILESS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,21 +57,31 @@ class Gateway:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        context = RequestContext(request_id=request_id_from(_header(scope, b"x-request-id")))
+        request_id = api_key = length = None
+        for name, value in scope["headers"]:
+            if name == b"x-api-key":
+                api_key = value
+            elif name == b"x-request-id":
+                request_id = value
+            elif name == b"content-length":
+                length = value
+        context = RequestContext(request_id=request_id_from(request_id))
         scope.setdefault("state", {})[CONTEXT_KEY] = context
+        raw_send = send
         send, started = _with_headers(send, context)
         try:
-            receive = await _limited_body(scope, receive)
+            if length is not None or scope["method"] not in BODILESS:
+                receive = await _limited_body(scope, receive, length)
             if not is_public(scope["path"]):
                 principal = await self.deps.accounts.authenticate(
-                    (_header(scope, b"x-api-key") or b"").decode("latin-1")
+                    (api_key or b"").decode("latin-1")
                 )
                 context.principal = principal
                 decision = await self.deps.rate_limiter.hit(principal)
                 context.rate_limit_headers = decision.headers()
                 if not decision.allowed:
                     raise RateLimited(retryAfter=decision.retry_after())
-                if await self._serve_cached_read(scope, context, send):
+                if await self._serve_cached_read(scope, context, raw_send):
                     return
         except ApiError as error:
             await self._fail(error, scope, receive, send, context)
@@ -103,7 +114,12 @@ class Gateway:
         if data is None:
             return False
         body = success_bytes(data, context, context.principal.environment.value, now)
-        headers = [*JSON_HEADERS, (b"content-length", str(len(body)).encode())]
+        headers = [
+            *JSON_HEADERS,
+            (b"content-length", str(len(body)).encode()),
+            (b"x-request-id", context.request_id.encode()),
+            *context.rate_limit_headers,
+        ]
         await send({"type": "http.response.start", "status": 200, "headers": headers})
         await send({"type": "http.response.body", "body": body})
         return True
@@ -120,15 +136,9 @@ class Gateway:
         await response(scope, receive, send)
 
 
-def _header(scope: Scope, name: bytes) -> bytes | None:
-    for key, value in scope["headers"]:
-        if key == name:
-            return bytes(value)
-    return None
-
-
 def _with_headers(send: Send, context: RequestContext) -> tuple[Send, Callable[[], bool]]:
-    """`send` adding our headers to every response, and whether a response has started."""
+    """`send` adding our headers to every response the app sends, and whether a response
+    has started. (Cached reads send theirs complete, without this wrapper.)"""
     began = False
 
     async def wrapped(message: Message) -> None:
@@ -144,16 +154,13 @@ def _with_headers(send: Send, context: RequestContext) -> tuple[Send, Callable[[
     return wrapped, lambda: began
 
 
-async def _limited_body(scope: Scope, receive: Receive) -> Receive:
+async def _limited_body(scope: Scope, receive: Receive, length: bytes | None) -> Receive:
     """Refuses bodies over 64 KiB, by Content-Length or while reading a chunked body."""
-    length = _header(scope, b"content-length")
     if length is not None:
         if not length.isdigit():
             return receive
         if int(length) > MAX_BODY_BYTES:
             raise PayloadTooLarge()
-        return receive
-    if scope["method"] in {"GET", "HEAD", "OPTIONS"}:
         return receive
     chunks: list[bytes] = []
     size = 0

@@ -11,7 +11,6 @@ from dataclasses import dataclass
 
 from limits import RateLimitItemPerMinute
 from limits.aio.storage import Storage
-from limits.aio.strategies import FixedWindowRateLimiter
 from limits.storage import storage_from_string
 from redis.asyncio import ConnectionPool
 
@@ -37,6 +36,10 @@ class RateLimitDecision:
 
 
 class RateLimiter:
+    """`limits`' fixed window, with the hit and its statistics in two storage calls (`incr`
+    returns the count that decides and gives Remaining; `get_expiry` gives Reset) and each
+    key's storage key computed once."""
+
     def __init__(self, redis_url: str | None, per_minute: dict[Environment, int]) -> None:
         self._pool: ConnectionPool | None = None
         if redis_url:
@@ -50,8 +53,9 @@ class RateLimiter:
         else:
             storage = storage_from_string("async+memory://")
         assert isinstance(storage, Storage)
-        self._limiter = FixedWindowRateLimiter(storage)
+        self._storage = storage
         self._items = {env: RateLimitItemPerMinute(n) for env, n in per_minute.items()}
+        self._keys: dict[tuple[Environment, str], str] = {}
 
     async def aclose(self) -> None:
         if self._pool is not None:
@@ -59,11 +63,15 @@ class RateLimiter:
 
     async def hit(self, principal: Principal) -> RateLimitDecision:
         item = self._items[principal.environment]
-        allowed = await self._limiter.hit(item, "key", principal.key_id)
-        stats = await self._limiter.get_window_stats(item, "key", principal.key_id)
+        slot = (principal.environment, principal.key_id)
+        key = self._keys.get(slot)
+        if key is None:
+            key = self._keys[slot] = item.key_for("key", principal.key_id)
+        count = await self._storage.incr(key, item.get_expiry())
+        reset = await self._storage.get_expiry(key)
         return RateLimitDecision(
-            allowed=allowed,
+            allowed=count <= item.amount,
             limit=item.amount,
-            remaining=max(0, stats.remaining),
-            reset_time=stats.reset_time,
+            remaining=max(0, item.amount - count),
+            reset_time=reset,
         )

@@ -60,10 +60,19 @@ def local_to_utc(naive: datetime, tz: ZoneInfo) -> datetime:
     return first.astimezone(UTC)
 
 
+_last_formatted: tuple[datetime, str] = (datetime.min.replace(tzinfo=UTC), "")
+
+
 def isoformat_utc(value: datetime) -> str:
-    """ISO 8601 UTC with a `Z`, millisecond precision: the one format of every response."""
-    u = ensure_utc(value)
-    return (
+    """ISO 8601 UTC with a `Z`, millisecond precision: the one format of every response.
+    The last millisecond's text is kept: under load most requests share it."""
+    global _last_formatted
+    u = ensure_utc(value).replace(microsecond=value.microsecond // 1000 * 1000)
+    if _last_formatted[0] == u:
+        return _last_formatted[1]
+    text = (
         f"{u.year:04d}-{u.month:02d}-{u.day:02d}T{u.hour:02d}:{u.minute:02d}:{u.second:02d}"
         f".{u.microsecond // 1000:03d}Z"
     )
+    _last_formatted = (u, text)
+    return text

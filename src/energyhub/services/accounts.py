@@ -40,6 +40,8 @@ class AccountService:
         self._clock = clock
         self._ttl = key_cache_ttl_s
         self._cache: dict[str, tuple[ApiKey, float]] = {}
+        # raw key -> checked key and caller: a hit skips the pattern and the hash
+        self._principals: dict[str, tuple[ApiKey, Principal, float]] = {}
         self._lookups: dict[str, asyncio.Future[ApiKey]] = {}
 
     async def _lookup(self, digest: str) -> ApiKey:
@@ -105,6 +107,7 @@ class AccountService:
         async with self._uow() as tx:
             revoked = await tx.accounts.revoke_key(key_id, self._clock.now())
         self._cache = {h: e for h, e in self._cache.items() if e[0].id != key_id}
+        self._principals = {k: e for k, e in self._principals.items() if e[0].id != key_id}
         return revoked
 
     async def list_keys(self, account_id: str) -> Sequence[ApiKey]:
@@ -116,17 +119,18 @@ class AccountService:
     async def authenticate(self, raw_key: str | None) -> Principal:
         if not raw_key:
             raise Unauthorized("Missing API key: send it in the x-api-key header.")
-        match = KEY_PATTERN.match(raw_key)
-        if match is None:
-            raise Unauthorized()
-        digest = hash_key(raw_key)
-        cached = self._cache.get(digest)
-        if cached is not None and time.monotonic() - cached[1] < self._ttl:
-            api_key = cached[0]
+        seen = self._principals.get(raw_key)
+        if seen is not None and time.monotonic() - seen[2] < self._ttl:
+            api_key, principal = seen[0], seen[1]
         else:
-            api_key = await self._lookup(digest)
-        if KEY_PREFIXES[match.group(1)] is not api_key.environment:
-            raise Unauthorized()
+            match = KEY_PATTERN.match(raw_key)
+            if match is None:
+                raise Unauthorized()
+            api_key = await self._lookup(hash_key(raw_key))
+            if KEY_PREFIXES[match.group(1)] is not api_key.environment:
+                raise Unauthorized()
+            principal = Principal(api_key.account_id, api_key.environment, api_key.id)
+            self._principals[raw_key] = (api_key, principal, time.monotonic())
         if not api_key.usable_at(self._clock.now()):
             raise ExpiredToken()
-        return Principal(api_key.account_id, api_key.environment, api_key.id)
+        return principal

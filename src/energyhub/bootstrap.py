@@ -104,17 +104,20 @@ async def build_container(
     )
 
 
-def build_app(container: Container, *, run_workers: bool = False) -> ASGIApp:
-    """The app; with `run_workers` its lifespan runs the background workers too."""
+def build_app(container: Container, *, serving: bool = False) -> ASGIApp:
+    """The app. When `serving`, its lifespan runs the background workers and closes the
+    container at shutdown (before uvicorn re-raises a captured Ctrl-C)."""
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
-        if run_workers:
+        if serving:
             container.worker.start()
         try:
             yield
         finally:
             await container.worker.stop()
+            if serving:
+                await container.aclose()
 
     app = create_app(container.services, lifespan)
     return with_gateway(app, container.services, container.rate_limiter)

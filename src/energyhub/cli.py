@@ -79,7 +79,7 @@ def serve(
                 if made is not None:
                     _announce_demo(made, settings.public_base_url(host, port))
             config = uvicorn.Config(
-                build_app(container, run_workers=True),
+                build_app(container, serving=True),
                 host=host,
                 port=port,
                 loop="uvloop",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from datetime import timedelta
 from typing import Any
 
@@ -284,3 +285,20 @@ async def test_unknown_user_and_bad_type(api: Api) -> None:
     await api.sandbox_device(caller, user_id="ada")
     bad = await api.get(caller, "/users/ada/devices", type="toaster")
     assert bad.status_code == 400
+
+
+async def test_first_devices_of_a_new_user_made_at_once(api: Api) -> None:
+    caller = await api.caller()
+    made = await asyncio.gather(
+        *(
+            api.client.post(
+                "/sandbox/devices",
+                json={"type": "battery", "userId": "twins", "email": "twins@example.com"},
+                headers=caller.headers,
+            )
+            for _ in range(5)
+        )
+    )
+    assert [r.status_code for r in made] == [201] * 5
+    listing = await _read(api, caller, "/users/twins/devices")
+    assert listing["pagination"]["total"] == 5

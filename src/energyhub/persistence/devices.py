@@ -7,6 +7,8 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import func, or_, select, update
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from energyhub.domain.accounts import Environment
@@ -43,6 +45,11 @@ def _device(row: Any) -> Device:
         mode_command=row.mode_command,
         last_action_id=row.last_action_id,
     )
+
+
+def _insert_for(dialect: str) -> Any:
+    """The dialect's INSERT, which knows ON CONFLICT."""
+    return postgresql_insert if dialect == "postgresql" else sqlite_insert
 
 
 def _vehicle(row: Any) -> Vehicle:
@@ -166,6 +173,18 @@ class SqlDeviceRepository:
         email: str | None,
         now: datetime,
     ) -> User:
+        """The user, made on first use; safe when two requests make the same user at once
+        (INSERT ... ON CONFLICT DO NOTHING on both databases)."""
+        insert = _insert_for(self._c.dialect.name)(users).values(
+            account_id=account_id,
+            environment=environment.value,
+            id=user_id,
+            email=email,
+            created_at=now,
+        )
+        await self._c.execute(
+            insert.on_conflict_do_nothing(index_elements=["account_id", "environment", "id"])
+        )
         row = (
             await self._c.execute(
                 select(users).where(
@@ -174,18 +193,7 @@ class SqlDeviceRepository:
                     users.c.id == user_id,
                 )
             )
-        ).first()
-        if row is None:
-            await self._c.execute(
-                users.insert().values(
-                    account_id=account_id,
-                    environment=environment.value,
-                    id=user_id,
-                    email=email,
-                    created_at=now,
-                )
-            )
-            return User(user_id, email, now)
+        ).one()
         if email is not None and row.email != email:
             await self._c.execute(update(users).where(users.c.pk == row.pk).values(email=email))
             return User(row.id, email, row.created_at)

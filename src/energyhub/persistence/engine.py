@@ -22,7 +22,12 @@ def create_engine(url: str, *, echo: bool = False) -> AsyncEngine:
         engine = create_async_engine(url, echo=echo, pool_size=1, max_overflow=0, pool_timeout=60)
         event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
         return engine
-    return create_async_engine(url, echo=echo, pool_size=20, max_overflow=10, pool_pre_ping=True)
+    # A pool as large as the usual concurrency: overflow connections that open and close
+    # under load re-prepare their statements; no pre-ping (an extra round trip a checkout),
+    # recycle instead.
+    return create_async_engine(
+        url, echo=echo, pool_size=32, max_overflow=8, pool_pre_ping=False, pool_recycle=1800
+    )
 
 
 def _ensure_sqlite_dir(url: str) -> None:

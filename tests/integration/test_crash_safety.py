@@ -3,6 +3,7 @@ during the downtime; after a restart each runs exactly once, the late one at onc
 
 from __future__ import annotations
 
+import asyncio
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -42,13 +43,15 @@ async def _tries(database_url: str) -> dict[str, int]:
         await container.aclose()
 
 
-def _wait_for(client: httpx.Client, action_id: str, state: str, seconds: float) -> dict[str, Any]:
+async def _wait_for(
+    client: httpx.AsyncClient, action_id: str, state: str, seconds: float
+) -> dict[str, Any]:
     deadline = time.monotonic() + seconds
     while True:
-        data: dict[str, Any] = client.get(f"/actions/{action_id}").json()["data"]
+        data: dict[str, Any] = (await client.get(f"/actions/{action_id}")).json()["data"]
         if data["state"] == state or time.monotonic() > deadline:
             return data
-        time.sleep(0.05)
+        await asyncio.sleep(0.05)
 
 
 def _local(instant: datetime) -> str:
@@ -65,11 +68,12 @@ async def test_sigkill_with_scheduled_actions_loses_nothing(
     key = await _sandbox_key(database_url)
     port = free_port()
     service = start_service(database_url, tmp_path, "--no-demo", env=SERVICE_ENV, port=port)
+    client = httpx.AsyncClient(base_url=service.base, headers={"x-api-key": key}, timeout=10)
     try:
-        client = httpx.Client(base_url=service.base, headers={"x-api-key": key}, timeout=10)
-        device = client.post(
+        created = await client.post(
             "/sandbox/devices", json={"type": "battery", "userId": "u", "timezone": "UTC"}
-        ).json()["data"]
+        )
+        device = created.json()["data"]
         now = datetime.now(UTC).replace(microsecond=0)
         plan = {
             "charge": now + timedelta(seconds=3),
@@ -78,32 +82,33 @@ async def test_sigkill_with_scheduled_actions_loses_nothing(
         }
         ids = {}
         for command, start in plan.items():
-            response = client.post(
+            response = await client.post(
                 f"/battery/{device['id']}",
                 json={"action": {"command": command}, "start": _local(start)},
             )
             assert response.status_code == 202, response.text
             ids[command] = response.json()["data"]["id"]
-        first = _wait_for(client, ids["charge"], "completed", 8)
+        first = await _wait_for(client, ids["charge"], "completed", 8)
         assert first["state"] == "completed"
         assert _at(first["acknowledgedAt"]) - plan["charge"] < timedelta(seconds=1)
         service.kill()
-        time.sleep(max(0.0, (plan["discharge"] - datetime.now(UTC)).total_seconds() + 1.5))
+        await asyncio.sleep(max(0.0, (plan["discharge"] - datetime.now(UTC)).total_seconds() + 1.5))
         restarted_at = datetime.now(UTC)
         service = start_service(database_url, tmp_path, "--no-demo", env=SERVICE_ENV, port=port)
-        late = _wait_for(client, ids["discharge"], "completed", 8)
+        late = await _wait_for(client, ids["discharge"], "completed", 8)
         assert late["state"] == "completed"
         assert _at(late["acknowledgedAt"]) >= restarted_at
         assert _at(late["acknowledgedAt"]) - restarted_at < timedelta(seconds=5), "at once"
-        last = _wait_for(client, ids["idle"], "completed", 20)
+        last = await _wait_for(client, ids["idle"], "completed", 20)
         assert last["state"] == "completed"
         assert _at(last["acknowledgedAt"]) - plan["idle"] < timedelta(seconds=1)
-        battery = client.get(f"/battery/{device['id']}").json()["data"]
+        battery = (await client.get(f"/battery/{device['id']}")).json()["data"]
         assert battery["state"]["currentMode"] == "idle"
         assert battery["lastAction"]["id"] == ids["idle"]
-        assert client.get(f"/actions/{ids['charge']}").json()["data"]["state"] == "completed"
-        client.close()
+        charge = (await client.get(f"/actions/{ids['charge']}")).json()["data"]
+        assert charge["state"] == "completed"
     finally:
+        await client.aclose()
         service.stop()
     tries = await _tries(database_url)
     assert [tries[ids[c]] for c in plan] == [1, 1, 1], "each dispatched exactly once"

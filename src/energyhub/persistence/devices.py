@@ -88,6 +88,10 @@ class SqlDeviceRepository:
         row = (await self._c.execute(select(devices).where(devices.c.id == device_id))).first()
         return None if row is None else _device(row)
 
+    async def get_devices_by_ids(self, device_ids: Sequence[str]) -> Sequence[Device]:
+        rows = await self._c.execute(select(devices).where(devices.c.id.in_(list(device_ids))))
+        return [_device(row) for row in rows]
+
     async def list_devices(
         self,
         account_id: str,

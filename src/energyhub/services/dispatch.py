@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
@@ -27,7 +27,7 @@ from energyhub.domain.clock import Clock, isoformat_utc
 from energyhub.domain.conflicts import DeviceAction, retry_deadline
 from energyhub.domain.devices import Device
 from energyhub.domain.errors import VppLocked
-from energyhub.drivers.base import CommandReceipt, CommandRequest, DriverError
+from energyhub.drivers.base import CommandReceipt, CommandRequest, DeviceReading, DriverError
 from energyhub.services.changes import DeviceChangeFeed
 from energyhub.services.ports import DeviceDriver, UnitOfWork, UnitOfWorkFactory
 
@@ -109,7 +109,7 @@ class Dispatcher:
         self._immediate_backoff = immediate_backoff_s
 
     async def run_due(self, owner: str, limit: int = 200) -> int:
-        """Claims and runs every action due now; returns how many it ran."""
+        """Claims and runs every action due now, a batch at a time; returns how many."""
         ran = 0
         while True:
             now = self._clock.now()
@@ -117,49 +117,122 @@ class Dispatcher:
                 claimed = await tx.actions.claim_due(owner, now, now + LEASE, limit)
             if not claimed:
                 return ran
-            await asyncio.gather(*(self._run_one(action, owner) for action in claimed))
+            await self._run_batch(claimed, owner)
             ran += len(claimed)
 
     async def next_due_at(self) -> datetime | None:
         async with self._uow() as tx:
             return await tx.actions.next_due_at()
 
-    async def _run_one(self, action: Action, owner: str) -> None:
+    async def _run_batch(self, claimed: Sequence[Action], owner: str) -> None:
+        """Devices read in one query, calls made side by side, outcomes recorded in one
+        transaction; if that transaction fails, each action is recorded on its own."""
+        steps = [a for a in claimed if a.due_kind in (DueKind.DISPATCH, DueKind.COMPLETE)]
+        devices = await self._devices_of(steps)
+        outcomes = await asyncio.gather(
+            *(self._call(action, devices[action.device_id]) for action in steps),
+            return_exceptions=True,
+        )
+        ready = [(a, o) for a, o in zip(steps, outcomes, strict=True) if _usable(a, o)]
+        recorded: list[Action | None] = []
         try:
-            if action.due_kind is DueKind.DISPATCH:
-                await self.dispatch(action, owner, immediate=False)
-            elif action.due_kind is DueKind.COMPLETE:
-                await self.complete(action, owner)
-            elif action.due_kind is DueKind.RESTORE:
-                await self.restore(action, owner)
+            async with self._uow() as tx:
+                for action, outcome in ready:
+                    recorded.append(await self._record(tx, action, owner, devices, outcome))
         except Exception:
-            # The lease runs out and another try claims it; nothing is recorded as done.
-            log.exception("dispatcher step failed for action %s", action.id)
+            log.exception("recording a batch of %d actions failed; one by one now", len(ready))
+            recorded = []
+            for action, outcome in ready:
+                try:
+                    async with self._uow() as tx:
+                        recorded.append(await self._record(tx, action, owner, devices, outcome))
+                except Exception:
+                    log.exception("recording action %s failed; its lease will expire", action.id)
+                    recorded.append(None)
+        for (_, outcome), done in zip(ready, recorded, strict=True):
+            if done is None:
+                continue
+            self._changes.publish(done.device_id)
+            if isinstance(outcome, CommandReceipt) and outcome.completes_after <= 0:
+                await self.complete(done, None)
+        for action in claimed:
+            if action.due_kind is DueKind.RESTORE:
+                try:
+                    await self.restore(action, owner)
+                except Exception:
+                    log.exception("restoring after window %s failed", action.id)
+
+    async def _devices_of(self, actions: Sequence[Action]) -> dict[str, Device]:
+        if not actions:
+            return {}
+        async with self._uow() as tx:
+            found = await tx.devices.get_devices_by_ids(list({a.device_id for a in actions}))
+        return {device.id: device for device in found}
+
+    async def _call(self, action: Action, device: Device) -> Outcome:
+        """What the device says: to a dispatch, a receipt or a refusal; to a completion, its
+        state now."""
+        if action.due_kind is DueKind.COMPLETE:
+            return await self._drivers[device.driver].read(device, self._clock.now())
+        return await self._attempt(action, device, immediate=False)
+
+    async def _record(
+        self,
+        tx: UnitOfWork,
+        action: Action,
+        owner: str | None,
+        devices: Mapping[str, Device],
+        outcome: Outcome,
+    ) -> Action | None:
+        if isinstance(outcome, DeviceReading):
+            return await self._record_completed(tx, action, owner, outcome)
+        if isinstance(outcome, CommandReceipt):
+            return await self._record_accepted(
+                tx, action, owner, devices[action.device_id], outcome
+            )
+        assert isinstance(outcome, DriverError)  # `_usable` let no other exception through
+        return await self._record_refused(tx, action, owner, outcome, immediate=False)
 
     # --- dispatch -------------------------------------------------------------------------
     async def dispatch(
         self, action: Action, owner: str, *, immediate: bool, device: Device | None = None
     ) -> tuple[Action, DispatchFailure | None]:
-        """Sends the command and records the device's answer (while `owner` holds it);
-        `device` saves a read when the caller has just loaded it."""
+        """Sends one action's command and records the device's answer (while `owner` holds
+        it); `device` saves a read when the caller has just loaded it."""
         if device is None:
             async with self._uow() as tx:
                 device = await tx.devices.get_device_by_id(action.device_id)
         assert device is not None
+        outcome = await self._attempt(action, device, immediate=immediate)
+        async with self._uow() as tx:
+            if isinstance(outcome, CommandReceipt):
+                recorded = await self._record_accepted(tx, action, owner, device, outcome)
+            else:
+                recorded = await self._record_refused(
+                    tx, action, owner, outcome, immediate=immediate
+                )
+        updated = recorded or action
+        if recorded is not None:
+            self._changes.publish(action.device_id)
+        if isinstance(outcome, DriverError):
+            return updated, DispatchFailure(outcome.code, outcome.message)
+        if recorded is not None and outcome.completes_after <= 0:
+            return await self.complete(recorded, None), None
+        return updated, None
+
+    async def _attempt(
+        self, action: Action, device: Device, *, immediate: bool
+    ) -> CommandReceipt | DriverError:
         now = self._clock.now()
-        request = CommandRequest(action.command, action.device_parameters, action.simulated_failure)
-        receipt: CommandReceipt | None = None
-        failure: DriverError | None = None
         if device.vpp_locked_until is not None and device.vpp_locked_until > now:
             locked = VppLocked(until=isoformat_utc(device.vpp_locked_until))
-            failure = DriverError(locked.code, locked.message, retryable=True)
-        else:
-            receipt, failure = await self._send(device, request, immediate=immediate)
+            return DriverError(locked.code, locked.message, retryable=True)
+        request = CommandRequest(action.command, action.device_parameters, action.simulated_failure)
+        receipt, failure = await self._send(device, request, immediate=immediate)
         if receipt is not None:
-            return await self._accepted(action, owner, device, receipt), None
+            return receipt
         assert failure is not None
-        refused = await self._refused(action, owner, failure, immediate=immediate)
-        return refused, DispatchFailure(failure.code, failure.message)
+        return failure
 
     async def _send(
         self, device: Device, request: CommandRequest, *, immediate: bool
@@ -178,9 +251,15 @@ class Dispatcher:
                 await asyncio.sleep(waits[attempt])
                 attempt += 1
 
-    async def _accepted(
-        self, action: Action, owner: str, device: Device, receipt: CommandReceipt
-    ) -> Action:
+    async def _record_accepted(
+        self,
+        tx: UnitOfWork,
+        action: Action,
+        owner: str | None,
+        device: Device,
+        receipt: CommandReceipt,
+    ) -> Action | None:
+        """None when `owner` no longer holds the action: whoever does records the outcome."""
         now = self._clock.now()
         changes: dict[str, Any] = dict(
             state=transition(action.state, ActionTrigger.DISPATCH_ACCEPTED),
@@ -201,56 +280,51 @@ class Dispatcher:
         )
         if receipt.driver_state is not None:
             device_changes["sim"] = receipt.driver_state
-        async with self._uow() as tx:
-            if not await tx.actions.update(action.id, held_by=owner, **changes):
-                return action  # someone else took over; they record the outcome
-            updated = _replace(action, **changes)
-            await _update_device_and_last_action(tx, updated, device_changes)
-        self._changes.publish(action.device_id)
-        if receipt.completes_after <= 0:
-            return await self.complete(updated, None)
+        if not await tx.actions.update(action.id, held_by=owner, **changes):
+            return None
+        updated = _replace(action, **changes)
+        await _update_device_and_last_action(tx, updated, device_changes)
         return updated
 
-    async def _refused(
-        self, action: Action, owner: str, failure: DriverError, *, immediate: bool
-    ) -> Action:
+    async def _record_refused(
+        self,
+        tx: UnitOfWork,
+        action: Action,
+        owner: str | None,
+        failure: DriverError,
+        *,
+        immediate: bool,
+    ) -> Action | None:
         now = self._clock.now()
         tries = action.tries + 1
-        async with self._uow() as tx:
-            if immediate:
-                next_try = None
-            else:
-                others = [
-                    as_device_action(a, now)
-                    for a in await tx.actions.in_play(action.device_id, now)
-                ]
-                deadline = retry_deadline(as_device_action(action, now), others, now)
-                next_try = (
-                    self._retry.next_try_at(tries, now, deadline) if failure.retryable else None
-                )
-            # an immediate push is never deferred: any refusal fails it at once
-            trigger = refusal_trigger(
-                None if immediate else action.state, failure.retryable, next_try
+        next_try = None
+        if not immediate and failure.retryable:
+            others = [
+                as_device_action(a, now) for a in await tx.actions.in_play(action.device_id, now)
+            ]
+            deadline = retry_deadline(as_device_action(action, now), others, now)
+            next_try = self._retry.next_try_at(tries, now, deadline)
+        # an immediate push is never deferred: any refusal fails it at once
+        trigger = refusal_trigger(None if immediate else action.state, failure.retryable, next_try)
+        state = transition(action.state, trigger)
+        changes: dict[str, Any] = dict(
+            state=state, updated_at=now, tries=tries, lease_owner=None, lease_until=None
+        )
+        if state is ActionState.DEFERRED:
+            changes.update(deferred_until=next_try, due_at=next_try, due_kind=DueKind.DISPATCH)
+        else:
+            changes.update(
+                due_at=None,
+                due_kind=None,
+                deferred_until=None,
+                error_code=failure.code,
+                error_message=failure.message,
+                result={"success": False, "errorCode": failure.code},
             )
-            state = transition(action.state, trigger)
-            changes: dict[str, Any] = dict(
-                state=state, updated_at=now, tries=tries, lease_owner=None, lease_until=None
-            )
-            if state is ActionState.DEFERRED:
-                changes.update(deferred_until=next_try, due_at=next_try, due_kind=DueKind.DISPATCH)
-            else:
-                changes.update(
-                    due_at=None,
-                    due_kind=None,
-                    deferred_until=None,
-                    error_code=failure.code,
-                    error_message=failure.message,
-                    result={"success": False, "errorCode": failure.code},
-                )
-            if not await tx.actions.update(action.id, held_by=owner, lease_until=None):
-                return action
-            updated = await record_action(tx, action, **changes)
-        self._changes.publish(action.device_id)
+        if not await tx.actions.update(action.id, held_by=owner, **changes):
+            return None
+        updated = _replace(action, **changes)
+        await _update_device_and_last_action(tx, updated, {})
         return updated
 
     # --- completion and window end ----------------------------------------------------------
@@ -261,6 +335,16 @@ class Dispatcher:
             device = await tx.devices.get_device_by_id(action.device_id)
         assert device is not None
         reading = await self._drivers[device.driver].read(device, self._clock.now())
+        async with self._uow() as tx:
+            recorded = await self._record_completed(tx, action, owner, reading)
+        if recorded is None:
+            return action
+        self._changes.publish(action.device_id)
+        return recorded
+
+    async def _record_completed(
+        self, tx: UnitOfWork, action: Action, owner: str | None, reading: DeviceReading
+    ) -> Action | None:
         now = self._clock.now()
         changes: dict[str, Any] = dict(
             state=transition(action.state, ActionTrigger.DEVICE_COMPLETED),
@@ -273,20 +357,13 @@ class Dispatcher:
         )
         if action.end is not None and action.end > now:
             changes.update(due_kind=DueKind.RESTORE, due_at=action.end)
-        async with self._uow() as tx:
-            if owner is not None and not await tx.actions.update(
-                action.id, held_by=owner, lease_until=None
-            ):
-                return action
-            updated = await record_action(tx, action, **changes)
-            await tx.devices.update_device(
-                action.device_id,
-                state=reading.state,
-                available=reading.available,
-                last_pulled_at=now,
-                updated_at=now,
-            )
-        self._changes.publish(action.device_id)
+        if not await tx.actions.update(action.id, held_by=owner, **changes):
+            return None
+        updated = _replace(action, **changes)
+        device_changes = dict(
+            state=reading.state, available=reading.available, last_pulled_at=now, updated_at=now
+        )
+        await _update_device_and_last_action(tx, updated, device_changes)
         return updated
 
     async def restore(self, action: Action, owner: str) -> Action:
@@ -349,6 +426,17 @@ class Dispatcher:
                 updated_at=now,
             )
         self._changes.publish(device.id)
+
+
+Outcome = CommandReceipt | DriverError | DeviceReading | BaseException
+
+
+def _usable(action: Action, outcome: Outcome) -> bool:
+    """A call that raised leaves its action to the lease: another try claims it later."""
+    if isinstance(outcome, BaseException) and not isinstance(outcome, DriverError):
+        log.error("dispatcher call failed for action %s: %r", action.id, outcome)
+        return False
+    return True
 
 
 def _mode_in_effect(device: Device) -> dict[str, Any]:

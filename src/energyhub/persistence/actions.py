@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, func, or_, select, type_coerce, update
+from sqlalchemy import Table, and_, bindparam, func, or_, select, type_coerce, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from energyhub.domain.actions import Action, ActionState, DueKind
@@ -47,6 +47,28 @@ def _action(row: Any) -> Action:
         restore=row.restore,
         simulated_failure=row.simulated_failure,
     )
+
+
+def _plain(values: dict[str, Any]) -> dict[str, Any]:
+    return {k: v.value if isinstance(v, ActionState | DueKind) else v for k, v in values.items()}
+
+
+async def update_many(
+    connection: AsyncConnection, table: Table, changes: Sequence[tuple[str, dict[str, Any]]]
+) -> None:
+    """`UPDATE table SET ... WHERE id = ?` for many rows, one executemany per column set."""
+    groups: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+    for row_id, values in changes:
+        groups.setdefault(tuple(sorted(values)), []).append(
+            {"row_id": row_id, **{f"v_{k}": v for k, v in values.items()}}
+        )
+    for columns, rows in groups.items():
+        statement = (
+            update(table)
+            .where(table.c.id == bindparam("row_id"))
+            .values({c: bindparam(f"v_{c}", type_=table.c[c].type) for c in columns})
+        )
+        await connection.execute(statement, rows)
 
 
 def _values(action: Action) -> dict[str, Any]:
@@ -160,6 +182,20 @@ class SqlActionRepository:
             statement = statement.where(actions.c.lease_owner == held_by)
         result = await self._c.execute(statement.values(**values))
         return bool(result.rowcount)
+
+    async def held_by(self, owner: str, action_ids: Sequence[str]) -> set[str]:
+        """Which of these actions `owner` still holds; their rows stay locked (PostgreSQL)
+        until the transaction ends, so the lease cannot change under a batch."""
+        query = select(actions.c.id).where(
+            actions.c.id.in_(list(action_ids)), actions.c.lease_owner == owner
+        )
+        if self._postgres:
+            query = query.with_for_update()
+        return {row.id for row in await self._c.execute(query)}
+
+    async def update_many(self, changes: Sequence[tuple[str, dict[str, Any]]]) -> None:
+        """Many actions' changes, one executemany per set of columns."""
+        await update_many(self._c, actions, [(i, _plain(c)) for i, c in changes])
 
     async def claim_due(
         self, owner: str, now: datetime, lease_until: datetime, limit: int

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, or_, select, update
+from sqlalchemy import bindparam, func, or_, select, update
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -14,6 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from energyhub.domain.accounts import Environment
 from energyhub.domain.capabilities import DeviceType, capabilities_from_json
 from energyhub.domain.devices import Device, User, Vehicle
+from energyhub.persistence.actions import update_many
 from energyhub.persistence.tables import devices, users, vehicles
 
 
@@ -153,6 +154,24 @@ class SqlDeviceRepository:
             statement = statement.where(devices.c[column] == value)
         result = await self._c.execute(statement.values(**values))
         return bool(result.rowcount)
+
+    async def update_many(self, changes: Sequence[tuple[str, dict[str, Any]]]) -> None:
+        await update_many(self._c, devices, changes)
+
+    async def set_last_actions(self, bodies: Sequence[tuple[str, str, dict[str, Any]]]) -> None:
+        """`lastAction` for many devices, each only while that action is its newest."""
+        if not bodies:
+            return
+        statement = (
+            update(devices)
+            .where(devices.c.id == bindparam("row_id"))
+            .where(devices.c.last_action_id == bindparam("action_id"))
+            .values(last_action=bindparam("body", type_=devices.c.last_action.type))
+        )
+        await self._c.execute(
+            statement,
+            [{"row_id": d, "action_id": a, "body": body} for d, a, body in bodies],
+        )
 
     async def get_user(self, account_id: str, environment: Environment, ref: str) -> User | None:
         """A user by id, or by e-mail address (case-insensitive) when no id matches."""

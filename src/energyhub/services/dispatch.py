@@ -137,8 +137,7 @@ class Dispatcher:
         recorded: list[Action | None] = []
         try:
             async with self._uow() as tx:
-                for action, outcome in ready:
-                    recorded.append(await self._record(tx, action, owner, devices, outcome))
+                recorded = await self._record_batch(tx, ready, owner, devices)
         except Exception:
             log.exception("recording a batch of %d actions failed; one by one now", len(ready))
             recorded = []
@@ -192,6 +191,46 @@ class Dispatcher:
             )
         assert isinstance(outcome, DriverError)  # `_usable` let no other exception through
         return await self._record_refused(tx, action, owner, outcome, immediate=False)
+
+    async def _record_batch(
+        self,
+        tx: UnitOfWork,
+        ready: Sequence[tuple[Action, Outcome]],
+        owner: str,
+        devices: Mapping[str, Device],
+    ) -> list[Action | None]:
+        """Acceptances and completions in a few executemany statements; refusals (rare, and
+        each needs the device's other actions) one by one."""
+        held = await tx.actions.held_by(owner, [a.id for a, _ in ready])
+        now = self._clock.now()
+        recorded: list[Action | None] = []
+        action_changes: list[tuple[str, dict[str, Any]]] = []
+        device_changes: list[tuple[str, dict[str, Any]]] = []
+        last_actions: list[tuple[str, str, dict[str, Any]]] = []
+        for action, outcome in ready:
+            if action.id not in held:
+                recorded.append(None)
+                continue
+            if isinstance(outcome, DeviceReading):
+                changes, on_device = self._completed_changes(action, outcome, now)
+            elif isinstance(outcome, CommandReceipt):
+                device = devices[action.device_id]
+                changes, on_device = self._accepted_changes(action, device, outcome, now)
+            else:
+                assert isinstance(outcome, DriverError)
+                recorded.append(
+                    await self._record_refused(tx, action, owner, outcome, immediate=False)
+                )
+                continue
+            updated = _replace(action, **changes)
+            recorded.append(updated)
+            action_changes.append((action.id, changes))
+            device_changes.append((action.device_id, on_device))
+            last_actions.append((action.device_id, action.id, last_action_body(updated)))
+        await tx.actions.update_many(action_changes)
+        await tx.devices.update_many(device_changes)
+        await tx.devices.set_last_actions(last_actions)
+        return recorded
 
     # --- dispatch -------------------------------------------------------------------------
     async def dispatch(
@@ -260,7 +299,17 @@ class Dispatcher:
         receipt: CommandReceipt,
     ) -> Action | None:
         """None when `owner` no longer holds the action: whoever does records the outcome."""
-        now = self._clock.now()
+        changes, on_device = self._accepted_changes(action, device, receipt, self._clock.now())
+        if not await tx.actions.update(action.id, held_by=owner, **changes):
+            return None
+        updated = _replace(action, **changes)
+        await _update_device_and_last_action(tx, updated, on_device)
+        return updated
+
+    def _accepted_changes(
+        self, action: Action, device: Device, receipt: CommandReceipt, now: datetime
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The action's and the device's changes when the device accepted the command."""
         changes: dict[str, Any] = dict(
             state=transition(action.state, ActionTrigger.DISPATCH_ACCEPTED),
             acknowledged_at=now,
@@ -272,19 +321,14 @@ class Dispatcher:
             due_at=now + timedelta(seconds=receipt.completes_after),
             lease_owner=None,
             lease_until=None,
+            restore=_mode_in_effect(device) if action.end is not None else action.restore,
         )
-        if action.end is not None:
-            changes["restore"] = _mode_in_effect(device)
-        device_changes: dict[str, Any] = dict(
+        on_device: dict[str, Any] = dict(
             mode_action_id=action.id, mode_command=action.command, updated_at=now
         )
         if receipt.driver_state is not None:
-            device_changes["sim"] = receipt.driver_state
-        if not await tx.actions.update(action.id, held_by=owner, **changes):
-            return None
-        updated = _replace(action, **changes)
-        await _update_device_and_last_action(tx, updated, device_changes)
-        return updated
+            on_device["sim"] = receipt.driver_state
+        return changes, on_device
 
     async def _record_refused(
         self,
@@ -345,7 +389,18 @@ class Dispatcher:
     async def _record_completed(
         self, tx: UnitOfWork, action: Action, owner: str | None, reading: DeviceReading
     ) -> Action | None:
-        now = self._clock.now()
+        changes, on_device = self._completed_changes(action, reading, self._clock.now())
+        if not await tx.actions.update(action.id, held_by=owner, **changes):
+            return None
+        updated = _replace(action, **changes)
+        await _update_device_and_last_action(tx, updated, on_device)
+        return updated
+
+    def _completed_changes(
+        self, action: Action, reading: DeviceReading, now: datetime
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The action is `completed` (a window then waits for its end) and the device's
+        stored state shows the new mode at once (CONTRACT 3)."""
         changes: dict[str, Any] = dict(
             state=transition(action.state, ActionTrigger.DEVICE_COMPLETED),
             completed_at=now,
@@ -357,14 +412,10 @@ class Dispatcher:
         )
         if action.end is not None and action.end > now:
             changes.update(due_kind=DueKind.RESTORE, due_at=action.end)
-        if not await tx.actions.update(action.id, held_by=owner, **changes):
-            return None
-        updated = _replace(action, **changes)
-        device_changes = dict(
+        on_device = dict(
             state=reading.state, available=reading.available, last_pulled_at=now, updated_at=now
         )
-        await _update_device_and_last_action(tx, updated, device_changes)
-        return updated
+        return changes, on_device
 
     async def restore(self, action: Action, owner: str) -> Action:
         """At a window's end, put back the mode it replaced, unless a later action has

@@ -136,6 +136,11 @@ class Fixture:
 # signatures changed while this was written) -----------------------------------------
 
 
+# Idle connections expire before uvicorn's 5 s keep-alive does, so a request never races
+# the server closing its connection (httpx does not retry a POST on that ReadError).
+CLIENT_LIMITS = httpx.Limits(keepalive_expiry=2.0)
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -355,7 +360,9 @@ async def push_each(
     concurrency: int,
 ) -> list[dict[str, object]]:
     """POSTs each (device id, body) once; every answer must be `expect`; returns the data."""
-    limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
+    limits = httpx.Limits(
+        max_connections=concurrency, max_keepalive_connections=concurrency, keepalive_expiry=2.0
+    )
     async with httpx.AsyncClient(
         base_url=base, headers={"x-api-key": key}, limits=limits, timeout=60.0
     ) as client:
@@ -685,7 +692,9 @@ def measure_pushes(
 
 
 async def _list_actions(base: str, key: str) -> list[dict[str, object]]:
-    async with httpx.AsyncClient(base_url=base, headers={"x-api-key": key}) as client:
+    async with httpx.AsyncClient(
+        base_url=base, headers={"x-api-key": key}, limits=CLIENT_LIMITS
+    ) as client:
         items: list[dict[str, object]] = []
         offset = 0
         while True:
@@ -701,7 +710,9 @@ async def _list_actions(base: str, key: str) -> list[dict[str, object]]:
 
 async def _waiting(base: str, key: str) -> int:
     """How many actions are still scheduled or deferred."""
-    async with httpx.AsyncClient(base_url=base, headers={"x-api-key": key}) as client:
+    async with httpx.AsyncClient(
+        base_url=base, headers={"x-api-key": key}, limits=CLIENT_LIMITS
+    ) as client:
         total = 0
         for state in ("scheduled", "deferred"):
             response = await client.get("/actions", params={"state": state, "limit": 1})

@@ -49,6 +49,13 @@ def _action(row: Any) -> Action:
     )
 
 
+# Built once: the SET columns come from each call's parameters, so nothing is coerced per
+# call (statement building was a quarter of a push's time).
+INSERT_ACTION = actions.insert()
+UPDATE_ACTION = update(actions).where(actions.c.id == bindparam("row_id"))
+UPDATE_HELD_ACTION = UPDATE_ACTION.where(actions.c.lease_owner == bindparam("held_by"))
+
+
 def _plain(values: dict[str, Any]) -> dict[str, Any]:
     return {k: v.value if isinstance(v, ActionState | DueKind) else v for k, v in values.items()}
 
@@ -116,7 +123,7 @@ class SqlActionRepository:
             )
 
     async def add(self, action: Action) -> None:
-        await self._c.execute(actions.insert().values(**_values(action)))
+        await self._c.execute(INSERT_ACTION, _values(action))
 
     async def get(self, account_id: str, environment: str, action_id: str) -> Action | None:
         row = (
@@ -173,14 +180,11 @@ class SqlActionRepository:
 
     async def update(self, action_id: str, *, held_by: str | None = None, **values: Any) -> bool:
         """Changes an action; with `held_by`, only while that owner still holds its lease."""
-        if "state" in values and isinstance(values["state"], ActionState):
-            values["state"] = values["state"].value
-        if "due_kind" in values and isinstance(values["due_kind"], DueKind):
-            values["due_kind"] = values["due_kind"].value
-        statement = update(actions).where(actions.c.id == action_id)
+        params = {"row_id": action_id, **_plain(values)}
         if held_by is not None:
-            statement = statement.where(actions.c.lease_owner == held_by)
-        result = await self._c.execute(statement.values(**values))
+            result = await self._c.execute(UPDATE_HELD_ACTION, {**params, "held_by": held_by})
+        else:
+            result = await self._c.execute(UPDATE_ACTION, params)
         return bool(result.rowcount)
 
     async def held_by(self, owner: str, action_ids: Sequence[str]) -> set[str]:

@@ -18,6 +18,9 @@ from energyhub.persistence.actions import update_many
 from energyhub.persistence.tables import devices, users, vehicles
 
 
+UPDATE_DEVICE = update(devices).where(devices.c.id == bindparam("row_id"))
+
+
 def _device(row: Any) -> Device:
     return Device(
         id=row.id,
@@ -143,16 +146,17 @@ class SqlDeviceRepository:
         )
 
     async def update_device(self, device_id: str, **values: Any) -> None:
-        await self._c.execute(update(devices).where(devices.c.id == device_id).values(**values))
+        await self._c.execute(UPDATE_DEVICE, {"row_id": device_id, **values})
 
     async def update_device_if(
         self, device_id: str, expected: dict[str, Any], **values: Any
     ) -> bool:
         """Changes the device only while the `expected` columns hold those values."""
-        statement = update(devices).where(devices.c.id == device_id)
-        for column, value in expected.items():
-            statement = statement.where(devices.c[column] == value)
-        result = await self._c.execute(statement.values(**values))
+        statement = UPDATE_DEVICE
+        for column in expected:
+            statement = statement.where(devices.c[column] == bindparam(f"expected_{column}"))
+        params = {f"expected_{column}": value for column, value in expected.items()}
+        result = await self._c.execute(statement, {"row_id": device_id, **params, **values})
         return bool(result.rowcount)
 
     async def update_many(self, changes: Sequence[tuple[str, dict[str, Any]]]) -> None:

@@ -17,7 +17,6 @@ from energyhub.domain.devices import Device, User, Vehicle
 from energyhub.persistence.actions import update_many
 from energyhub.persistence.tables import devices, users, vehicles
 
-
 UPDATE_DEVICE = update(devices).where(devices.c.id == bindparam("row_id"))
 
 

@@ -442,3 +442,20 @@ async def test_settings_refusals_write_nothing(api: Api, body: dict[str, Any], c
     assert response.json()["error"]["code"] == code
     read = (await api.get(caller, f"/battery/{device['id']}")).json()["data"]
     assert read["settings"]["discharge_floor"]["value"] == 10, "all or nothing"
+
+
+async def test_deferral_of_an_action_that_is_not_the_devices_newest(api: Api) -> None:
+    caller, device = await _setup(api)
+    first = (await api.push(caller, device, "charge", start=LOCAL_13_30)).json()["data"]
+    later = await api.push(caller, device, "idle", start="2026-11-20T15:00:00")
+    assert later.status_code == 202
+    await api.client.post(
+        f"/sandbox/devices/{device['id']}/vpp-lock",
+        json={"until": "2026-11-20T12:33:00Z"},
+        headers=caller.headers,
+    )
+    await api.run_due(1800)
+    deferred = await _action(api, caller, first["id"])
+    assert deferred["state"] == "deferred"
+    battery = (await api.get(caller, f"/battery/{device['id']}")).json()["data"]
+    assert battery["lastAction"]["id"] == later.json()["data"]["id"]

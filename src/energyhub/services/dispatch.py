@@ -66,23 +66,23 @@ async def record_action(tx: UnitOfWork, action: Action, **changes: Any) -> Actio
     """Stores changes to an action and keeps the device's `lastAction` on its newest one."""
     updated = _replace(action, **changes)
     await tx.actions.update(action.id, **changes)
-    await tx.devices.update_device_if(
-        action.device_id,
-        {"last_action_id": action.id},
-        last_action=last_action_body(updated),
-    )
+    await _update_device_and_last_action(tx, updated, {})
     return updated
 
 
 async def _update_device_and_last_action(
     tx: UnitOfWork, action: Action, device_changes: dict[str, Any]
 ) -> None:
-    """One statement when the action is the device's newest (the usual case), two else."""
-    if not await tx.devices.update_device_if(
-        action.device_id,
-        {"last_action_id": action.id},
-        last_action=last_action_body(action),
-        **device_changes,
+    """`device_changes`, and `lastAction` while this action is the device's newest: one
+    statement in the usual case, two when a newer action exists and there are changes."""
+    if (
+        not await tx.devices.update_device_if(
+            action.device_id,
+            {"last_action_id": action.id},
+            last_action=last_action_body(action),
+            **device_changes,
+        )
+        and device_changes
     ):
         await tx.devices.update_device(action.device_id, **device_changes)
 

@@ -45,6 +45,7 @@ from energyhub.domain.validation import (
 )
 from energyhub.drivers.base import DriverError
 from energyhub.services.changes import DeviceChangeFeed
+from energyhub.services.devices import visible_device
 from energyhub.services.dispatch import (
     LEASE,
     Dispatcher,
@@ -108,7 +109,7 @@ class ActionService:
             raise SandboxOnly("The sandbox block simulates failures only in the sandbox.")
         token = "push:" + new_id()
         async with self._uow() as tx:
-            device = await _visible(tx, principal, device_type, device_id, lock=True)
+            device = await visible_device(tx, principal, device_type, device_id, lock=True)
             action = await self._place(tx, device, request, token)
         self._changes.publish(device.id)
         if action.state is ActionState.SCHEDULED and action.lease_owner is None:
@@ -268,7 +269,7 @@ class ActionService:
     ) -> Device:
         """All or nothing: every key checked first, then one call to the device, then stored."""
         async with self._uow() as tx:
-            device = await _visible(tx, principal, device_type, device_id)
+            device = await visible_device(tx, principal, device_type, device_id)
         valid = validate_settings(device.capabilities, values)
         now = self._clock.now()
         try:
@@ -277,7 +278,7 @@ class ActionService:
             failure = device_failure_for(error.code) or DeviceFailure
             raise _device_error(failure, error) from None
         async with self._uow() as tx:
-            current = await _visible(tx, principal, device_type, device_id)
+            current = await visible_device(tx, principal, device_type, device_id)
             merged = {**current.settings, **valid}
             await tx.devices.update_device(device.id, settings=merged, updated_at=now)
         self._changes.publish(device.id)
@@ -333,19 +334,3 @@ def _device_error(failure: type[DeviceFailure], error: DriverError) -> ApiError:
     made = failure(error.message)
     made.code = error.code  # type: ignore[misc]
     return made
-
-
-async def _visible(
-    tx: UnitOfWork,
-    principal: Principal,
-    device_type: DeviceType,
-    device_id: str,
-    *,
-    lock: bool = False,
-) -> Device:
-    device = await tx.devices.get_device(
-        principal.account_id, principal.environment, device_id, lock=lock
-    )
-    if device is None or device.type is not device_type:
-        raise DeviceNotFound(device_id)
-    return device

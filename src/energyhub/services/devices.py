@@ -48,7 +48,7 @@ class DeviceService:
     ) -> DeviceView:
         """One device; pulls it when the stored state is older than the cache allows."""
         async with self._uow() as tx:
-            device = await self._visible(tx, principal, device_type, device_id)
+            device = await visible_device(tx, principal, device_type, device_id)
             if is_fresh(device.last_pulled_at, self._clock.now(), cache_type):
                 vehicles = await tx.devices.vehicles_for_chargers([device.id])
                 return DeviceView(device, vehicles.get(device.id), StateSource.CACHE)
@@ -156,11 +156,20 @@ class DeviceService:
             raise DeviceNotFound(vehicle_id)
         return found
 
-    @staticmethod
-    async def _visible(
-        tx: UnitOfWork, principal: Principal, device_type: DeviceType, device_id: str
-    ) -> Device:
-        device = await tx.devices.get_device(principal.account_id, principal.environment, device_id)
-        if device is None or device.type is not device_type:
-            raise DeviceNotFound(device_id)
-        return device
+
+async def visible_device(
+    tx: UnitOfWork,
+    principal: Principal,
+    device_type: DeviceType,
+    device_id: str,
+    *,
+    lock: bool = False,
+) -> Device:
+    """The caller's device of this type, or DEVICE_NOT_FOUND (also for another account's or
+    environment's, which must look like an id that never existed)."""
+    device = await tx.devices.get_device(
+        principal.account_id, principal.environment, device_id, lock=lock
+    )
+    if device is None or device.type is not device_type:
+        raise DeviceNotFound(device_id)
+    return device

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 
 from fastapi import FastAPI
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -19,17 +20,46 @@ from energyhub.config import Settings
 from energyhub.domain.accounts import Environment
 from energyhub.domain.actions import RetryPolicy
 from energyhub.domain.clock import Clock, SystemClock
+from energyhub.domain.devices import Device
+from energyhub.domain.events import EventDelays
+from energyhub.domain.sessions import ChargingSession
+from energyhub.drivers.ocpp.central_system import OCPP_PATH, CentralSystem, OcppSettings
+from energyhub.drivers.ocpp.driver import OCPP_DRIVER, OcppDriver
 from energyhub.drivers.sandbox.driver import SandboxDriver
+from energyhub.drivers.sandbox.sessions import SandboxCharger, sessions_between
+from energyhub.drivers.sandbox.vendors import SandboxVendorConnector
+from energyhub.drivers.sunspec import SUNSPEC_DRIVER, SunspecDriver
+from energyhub.outbound.webhook_client import WebhookClient
+from energyhub.persistence.asyncpg_push import AsyncpgPushUnitOfWorkFactory
 from energyhub.persistence.engine import create_engine, migrate
+from energyhub.persistence.ocpp import SqlChargePointStore
+from energyhub.persistence.secrets import secret_keys
+from energyhub.persistence.sunspec import SqlSunspecEndpoints
 from energyhub.persistence.uow import SqlUnitOfWorkFactory
 from energyhub.services.accounts import AccountService
 from energyhub.services.actions import ActionService
 from energyhub.services.changes import DeviceChangeFeed
 from energyhub.services.devices import DeviceService
 from energyhub.services.dispatch import Dispatcher
-from energyhub.services.ports import DeviceDriver
+from energyhub.services.link_flow import LinkFlow
+from energyhub.services.linking import LinkingService
+from energyhub.services.live_vendors import OcppVendorConnector, SunspecVendorConnector
+from energyhub.services.ocpp import OcppCommissioning
+from energyhub.services.outbox import Outbox
+from energyhub.services.polling import StatePolling
+from energyhub.services.ports import DeviceDriver, VendorConnector
 from energyhub.services.sandbox import SANDBOX_DRIVER, SandboxService
+from energyhub.services.schedules import SchedulePlanner, ScheduleService
+from energyhub.services.secrets import CredentialCipher
+from energyhub.services.sessions import SessionService, SessionSource
+from energyhub.services.sunspec import SunspecCommissioning
+from energyhub.services.webhook_sender import WebhookSender
+from energyhub.services.webhooks import WebhookService
+from energyhub.web.routes import link_app, static_files
 from energyhub.workers.dispatcher import DispatcherWorker
+from energyhub.workers.scheduler import SchedulerWorker
+from energyhub.workers.state_poller import StatePollerWorker
+from energyhub.workers.webhook_sender import WebhookSenderWorker
 
 # With PostgreSQL other processes may change a device, so cached reads live briefly, and
 # the dispatcher looks for work they added at least this often.
@@ -49,10 +79,38 @@ class Container:
     dispatcher: Dispatcher
     worker: DispatcherWorker
     drivers: dict[str, DeviceDriver]  # by a device's `driver` column; shared by all services
+    push_uow: AsyncpgPushUnitOfWorkFactory | None = None  # PostgreSQL's push hot path
+    webhook_sender: WebhookSender = field(kw_only=True)
+    webhook_worker: WebhookSenderWorker = field(kw_only=True)
+    webhook_client: WebhookClient = field(kw_only=True)
+    scheduler: SchedulerWorker = field(kw_only=True)
+    ocpp: CentralSystem = field(kw_only=True)  # live chargers' websocket route and state
+    ocpp_commissioning: OcppCommissioning = field(kw_only=True)
+    sunspec: SunspecCommissioning = field(kw_only=True)  # live batteries (SunSpec Modbus)
+    state_poller: StatePollerWorker = field(kw_only=True)  # refreshes live devices
+
+    def start_workers(self) -> None:
+        """The background loops every process may run (`serve` and `worker`): due actions,
+        webhook deliveries, schedules and the live devices' state."""
+        self.worker.start()
+        self.webhook_worker.start()
+        if self.settings.schedules:
+            self.scheduler.start()
+        self.state_poller.start()
+
+    async def stop_workers(self) -> None:
+        await self.worker.stop()
+        await self.webhook_worker.stop()
+        await self.scheduler.stop()
+        await self.state_poller.stop()
 
     async def aclose(self) -> None:
-        await self.worker.stop()
+        await self.ocpp.stop()
+        await self.stop_workers()
+        await self.webhook_client.aclose()
         await self.rate_limiter.aclose()
+        if self.push_uow is not None:
+            await self.push_uow.close()
         await self.engine.dispose()
 
 
@@ -64,14 +122,28 @@ async def build_container(
     if run_migrations:
         await migrate(engine)
     uow = SqlUnitOfWorkFactory(engine)
+    push_uow = None if settings.is_sqlite else AsyncpgPushUnitOfWorkFactory(settings.database_url)
     changes = DeviceChangeFeed()
     read_cache = DeviceReadCache(None if settings.is_sqlite else SHARED_DATABASE_READ_CACHE_S)
     changes.subscribe(read_cache.invalidate)
     drivers: dict[str, DeviceDriver] = {
         SANDBOX_DRIVER: SandboxDriver(settings.sandbox_completion_delay_s)
     }
+    ocpp_store = SqlChargePointStore(engine)
+    ocpp = CentralSystem(ocpp_store, clock, OcppSettings().config(), changes.publish)
+    drivers[OCPP_DRIVER] = OcppDriver(ocpp)
+    sunspec_driver = SunspecDriver(SqlSunspecEndpoints(engine).get)
+    drivers[SUNSPEC_DRIVER] = sunspec_driver
     accounts = AccountService(uow, clock, settings.key_cache_ttl_s)
     devices = DeviceService(uow, drivers, clock, changes)
+    outbox = Outbox(
+        clock,
+        EventDelays(
+            sandbox_push=timedelta(seconds=settings.sandbox_push_event_delay_s),
+            sandbox_link=timedelta(seconds=settings.sandbox_link_event_delay_s),
+            live=timedelta(seconds=settings.live_event_delay_s),
+        ),
+    )
     dispatcher = Dispatcher(
         uow,
         drivers,
@@ -79,18 +151,59 @@ async def build_container(
         changes,
         RetryPolicy.from_seconds(settings.deferral_retry_s),
         settings.immediate_retry_backoff_s,
+        outbox,
     )
     worker = DispatcherWorker(
         dispatcher, clock, SINGLE_PROCESS_MAX_SLEEP_S if settings.is_sqlite else SHARED_MAX_SLEEP_S
+    )
+    webhook_client = WebhookClient(clock)
+    webhook_sender = WebhookSender(
+        uow,
+        webhook_client,
+        clock,
+        retry_schedule=settings.webhook_retry_schedule_s,
+        allow_private_live=settings.allow_private_webhook_urls,
+    )
+    webhook_worker = WebhookSenderWorker(
+        webhook_sender,
+        clock,
+        SINGLE_PROCESS_MAX_SLEEP_S if settings.is_sqlite else SHARED_MAX_SLEEP_S,
+    )
+    outbox.subscribe(webhook_worker.wake)
+    actions = ActionService(uow, drivers, clock, changes, dispatcher, worker.wake, push_uow)
+    planner = SchedulePlanner(uow, clock, actions, changes)
+    scheduler = SchedulerWorker(
+        planner, clock, SINGLE_PROCESS_MAX_SLEEP_S if settings.is_sqlite else SHARED_MAX_SLEEP_S
+    )
+    state_poller = StatePollerWorker(
+        StatePolling(uow, devices, drivers, clock), clock, SINGLE_PROCESS_MAX_SLEEP_S
+    )
+    session_sources: dict[str, SessionSource] = {SANDBOX_DRIVER: _sandbox_sessions}
+    linking = LinkingService(
+        uow,
+        clock,
+        outbox,
+        CredentialCipher(secret_keys(settings)),
+        devices,
+        vendor_connectors(
+            OcppCommissioning(ocpp_store, clock, outbox),
+            ocpp_store,
+            SunspecCommissioning(uow, sunspec_driver, devices, clock),
+            sunspec_driver,
+        ),
     )
     services = ApiServices(
         settings=settings,
         clock=clock,
         accounts=accounts,
         devices=devices,
-        sandbox=SandboxService(uow, devices, clock),
+        sandbox=SandboxService(uow, devices, clock, outbox, linking),
+        linking=linking,
         read_cache=read_cache,
-        actions=ActionService(uow, drivers, clock, changes, dispatcher, worker.wake),
+        webhooks=WebhookService(uow, clock, webhook_worker.wake),
+        actions=actions,
+        sessions=SessionService(uow, clock, session_sources),
+        schedules=ScheduleService(uow, clock, actions, changes, planner, scheduler.wake),
     )
     rate_limiter = RateLimiter(
         settings.redis_url,
@@ -100,8 +213,47 @@ async def build_container(
         },
     )
     return Container(
-        settings, clock, engine, uow, services, rate_limiter, dispatcher, worker, drivers
+        settings,
+        clock,
+        engine,
+        uow,
+        services,
+        rate_limiter,
+        dispatcher,
+        worker,
+        drivers,
+        push_uow,
+        webhook_sender=webhook_sender,
+        webhook_worker=webhook_worker,
+        webhook_client=webhook_client,
+        scheduler=scheduler,
+        ocpp=ocpp,
+        ocpp_commissioning=OcppCommissioning(ocpp_store, clock, outbox),
+        sunspec=SunspecCommissioning(uow, sunspec_driver, devices, clock),
+        state_poller=state_poller,
     )
+
+
+def vendor_connectors(
+    ocpp: OcppCommissioning,
+    ocpp_store: SqlChargePointStore,
+    sunspec: SunspecCommissioning,
+    sunspec_probe: SunspecDriver,
+) -> dict[str, VendorConnector]:
+    """The Link UI's connectors by vendor driver (a vendor whose driver has none would be
+    shown as coming soon)."""
+    return {
+        SANDBOX_DRIVER: SandboxVendorConnector(),
+        OCPP_DRIVER: OcppVendorConnector(ocpp, ocpp_store),
+        SUNSPEC_DRIVER: SunspecVendorConnector(sunspec, sunspec_probe),
+    }
+
+
+def _sandbox_sessions(
+    device: Device, start: datetime, end: datetime, now: datetime
+) -> list[ChargingSession]:
+    """The sandbox simulator's session history of a charger (the sandbox driver's)."""
+    return sessions_between(SandboxCharger.of(device), start, end, now)
 
 
 def build_app(container: Container, *, serving: bool = False) -> ASGIApp:
@@ -111,13 +263,20 @@ def build_app(container: Container, *, serving: bool = False) -> ASGIApp:
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         if serving:
-            container.worker.start()
+            container.start_workers()
+            container.ocpp.start()
         try:
             yield
         finally:
-            await container.worker.stop()
+            await container.ocpp.stop()
+            await container.stop_workers()
             if serving:
                 await container.aclose()
 
     app = create_app(container.services, lifespan)
+    services = container.services
+    flow = LinkFlow(container.uow, services.clock, services.linking, services.devices)
+    app.mount("/link", link_app(flow, services.settings))
+    app.mount("/static", static_files(), name="static")
+    app.router.add_websocket_route(OCPP_PATH, container.ocpp.endpoint)  # live chargers (OCPP-J)
     return with_gateway(app, container.services, container.rate_limiter)

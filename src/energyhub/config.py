@@ -27,7 +27,13 @@ class Settings(BaseSettings):
     )
     secret_key: str | None = Field(
         default=None,
-        description="Encrypts manufacturer credentials; generated next to the database if unset.",
+        description="Encrypts manufacturer credentials: Fernet keys, comma-separated, newest "
+        "first (older ones still decrypt); generated next to the database if unset.",
+    )
+    data_dir: str = Field(
+        default=".energyhub",
+        description="Files the service makes itself: the generated secret key when the "
+        "database is not SQLite (SQLite's sits in .energyhub/ beside the database file).",
     )
     sandbox_completion_delay_s: float = 2.0
     sandbox_push_event_delay_s: float = 180.0

@@ -75,7 +75,17 @@ async def test_body_of_wrong_shape_lists_each_error(api: Api) -> None:
 
 
 @pytest.mark.parametrize(
-    "query", ["limit=0", "limit=51", "limit=abc", "offset=-1", "limt=5", "expedite=true"]
+    "query",
+    [
+        "limit=0",
+        "limit=51",
+        "limit=abc",
+        "offset=-1",
+        "limt=5",
+        "expedite=true",
+        "userId=a&userId=b",
+        "limit=5&limit=6",
+    ],
 )
 async def test_bad_query_parameter_is_invalid_request(api: Api, query: str) -> None:
     caller = await api.caller()
@@ -84,6 +94,16 @@ async def test_bad_query_parameter_is_invalid_request(api: Api, query: str) -> N
     error = response.json()["error"]
     assert error["code"] == "INVALID_REQUEST"
     assert error["details"]["errors"][0]["path"].startswith("query.")
+
+
+async def test_a_list_parameter_may_repeat(api: Api) -> None:
+    caller = await api.caller()
+    await api.sandbox_device(caller, user_id="u1")
+    response = await api.client.get(
+        "/users/u1/devices?type=battery&type=ev-charger", headers=caller.headers
+    )
+    assert response.status_code == 200, response.text
+    assert len(response.json()["data"]["devices"]) == 1
 
 
 async def test_bad_expedite_value_is_invalid_request(api: Api) -> None:
@@ -153,6 +173,8 @@ async def test_small_chunked_body_is_read(api: Api) -> None:
 
 
 class ExplodingDriver:
+    instant = False
+
     async def read(self, device: Device, now: datetime) -> DeviceReading:
         raise RuntimeError("secret internal detail")
 

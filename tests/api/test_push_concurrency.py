@@ -36,6 +36,7 @@ async def test_50_concurrent_scheduled_pushes_at_one_time(api: Api) -> None:
 
 
 class FlakyDriver:
+    instant = False
     """Refuses twice with a transient error, then accepts."""
 
     def __init__(self) -> None:

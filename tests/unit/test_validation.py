@@ -27,6 +27,7 @@ from energyhub.domain.validation import (
     resolve_window,
     validate_push,
     validate_settings,
+    window_from_utc,
 )
 
 BERLIN = ZoneInfo("Europe/Berlin")
@@ -289,6 +290,34 @@ def test_dst_gap_end_is_refused() -> None:
         resolve_window(datetime(2026, 3, 29, 1), datetime(2026, 3, 29, 2, 30), BERLIN, clock.now())
     assert caught.value.details["reason"] == "nonexistent_local_time"
     assert caught.value.details["field"] == "end"
+
+
+def test_utc_windows_keep_their_instants_even_in_a_fold() -> None:
+    now = datetime(2026, 10, 24, 12, tzinfo=UTC)
+    second_half_past_two = datetime(2026, 10, 25, 1, 30, tzinfo=UTC)  # Berlin's second 02:30
+    window = window_from_utc(second_half_past_two, None, now)
+    assert window == (second_half_past_two, None, Execution.SCHEDULED)
+    end = second_half_past_two + timedelta(hours=1)
+    assert window_from_utc(second_half_past_two, end, now).execution is Execution.WINDOWED
+
+
+@pytest.mark.parametrize(
+    ("start", "reason"),
+    [
+        (datetime(2026, 10, 24, 11, 50, tzinfo=UTC), "start_in_past"),
+        (datetime(2027, 12, 1, tzinfo=UTC), "start_too_far_ahead"),
+    ],
+)
+def test_utc_windows_out_of_range_are_refused(start: datetime, reason: str) -> None:
+    with pytest.raises(errors.StartOutOfRange) as caught:
+        window_from_utc(start, None, datetime(2026, 10, 24, 12, tzinfo=UTC))
+    assert caught.value.details["reason"] == reason
+
+
+def test_a_backwards_utc_window_is_refused() -> None:
+    start = datetime(2026, 10, 25, 1, tzinfo=UTC)
+    with pytest.raises(errors.InvalidRequest):
+        window_from_utc(start, start, datetime(2026, 10, 24, 12, tzinfo=UTC))
 
 
 def test_dst_fold_takes_the_first_occurrence() -> None:

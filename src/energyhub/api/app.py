@@ -13,7 +13,16 @@ from energyhub.api.deps import ApiServices, reject_unknown_query
 from energyhub.api.errors import install_error_handlers
 from energyhub.api.gateway import Gateway, GatewayDeps
 from energyhub.api.ratelimit import RateLimiter
-from energyhub.api.routes import actions, devices, sandbox, users
+from energyhub.api.routes import (
+    actions,
+    devices,
+    linking,
+    sandbox,
+    schedules,
+    sessions,
+    users,
+    webhooks,
+)
 from energyhub.api.routes.docs import COMMON_ERRORS
 
 DESCRIPTION = """Read and control batteries and EV chargers through one API.
@@ -37,8 +46,10 @@ def create_app(
     )
     app.state.services = services
     install_error_handlers(app, services.clock)
-    for module in (devices, actions, users, sandbox):
+    for module in (devices, actions, users, sandbox, webhooks, linking):
         app.include_router(module.router)
+    app.include_router(sessions.router)
+    app.include_router(schedules.router_for(services.settings.schedules))
 
     @app.get("/healthz", include_in_schema=False)
     async def healthz() -> Response:
@@ -57,5 +68,6 @@ def with_gateway(app: FastAPI, services: ApiServices, rate_limiter: RateLimiter)
             rate_limiter=rate_limiter,
             read_cache=services.read_cache,
             clock=services.clock,
+            actions=services.actions,
         ),
     )

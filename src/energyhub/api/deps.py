@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Annotated, Any, get_args, get_origin
 
 from fastapi import Depends, Request, Security
 from fastapi.security import APIKeyHeader
@@ -17,7 +17,11 @@ from energyhub.domain.errors import InvalidRequest, Unauthorized
 from energyhub.services.accounts import AccountService
 from energyhub.services.actions import ActionService
 from energyhub.services.devices import DeviceService
+from energyhub.services.linking import LinkingService
 from energyhub.services.sandbox import SandboxService
+from energyhub.services.schedules import ScheduleService
+from energyhub.services.sessions import SessionService
+from energyhub.services.webhooks import WebhookService
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +33,10 @@ class ApiServices:
     sandbox: SandboxService
     actions: ActionService
     read_cache: DeviceReadCache
+    webhooks: WebhookService
+    sessions: SessionService
+    schedules: ScheduleService
+    linking: LinkingService
 
 
 # Dependencies are `async def`: FastAPI runs plain `def` ones in a thread pool (measured:
@@ -75,6 +83,9 @@ async def reject_unknown_query(request: Request) -> None:
     known = _known_queries.get(id(route))
     if known is None:
         known = _known_queries[id(route)] = frozenset(_query_names(dependant))
+    repeatable = _repeatable_queries.get(id(route))
+    if repeatable is None:
+        repeatable = _repeatable_queries[id(route)] = frozenset(_query_names(dependant, True))
     unknown = [name for name in request.query_params if name not in known]
     if unknown:
         raise InvalidRequest(
@@ -84,10 +95,36 @@ async def reject_unknown_query(request: Request) -> None:
                 for name in dict.fromkeys(unknown)
             ],
         )
+    repeated = [
+        name
+        for name in dict.fromkeys(request.query_params)
+        if name not in repeatable and len(request.query_params.getlist(name)) > 1
+    ]
+    if repeated:
+        raise InvalidRequest(
+            f"Query parameter(s) given more than once: {', '.join(repeated)}; send each once.",
+            errors=[
+                {"path": f"query.{name}", "message": "given more than once"} for name in repeated
+            ],
+        )
 
 
-def _query_names(dependant: Any) -> list[str]:
-    names = [param.alias for param in dependant.query_params]
+_repeatable_queries: dict[int, frozenset[str]] = {}
+
+
+def _query_names(dependant: Any, only_repeatable: bool = False) -> list[str]:
+    """The query parameters a route declares (or only those that take a list)."""
+    names = [
+        param.alias
+        for param in dependant.query_params
+        if not only_repeatable or _takes_list(param.field_info.annotation)
+    ]
     for sub in dependant.dependencies:
-        names.extend(_query_names(sub))
+        names.extend(_query_names(sub, only_repeatable))
     return names
+
+
+def _takes_list(annotation: Any) -> bool:
+    if get_origin(annotation) in (list, tuple, set, frozenset):
+        return True
+    return any(_takes_list(arg) for arg in get_args(annotation))

@@ -1,6 +1,9 @@
 """The ASGI layer in front of FastAPI: request ids, the 64 KiB body limit, API-key
-authentication, per-key rate limits and their headers, and cache hits of single-device
-reads served without entering the framework (the hot path of `bench/device_read.py`)."""
+authentication, per-key rate limits and their headers, and the two hot paths served without
+entering the framework: cache hits of single-device reads (`bench/device_read.py`) and
+well-formed pushes (`bench/push.py`). Anything unusual about a request (a query string,
+another content type, a body that does not validate) goes on to FastAPI, whose routes define
+the API and its errors; the fast paths only skip its layers for the common case."""
 
 from __future__ import annotations
 
@@ -8,22 +11,37 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import orjson
+from pydantic import TypeAdapter, ValidationError
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from energyhub.api.context import CONTEXT_KEY, RequestContext, request_id_from
 from energyhub.api.envelope import failure_response, success_bytes
 from energyhub.api.ratelimit import RateLimiter
 from energyhub.api.read_cache import DeviceReadCache
+from energyhub.api.representations import action_body
+from energyhub.api.routes.actions import push_request, push_status
+from energyhub.api.schemas import PushBody
 from energyhub.domain.capabilities import DeviceType
 from energyhub.domain.clock import Clock
 from energyhub.domain.devices import CacheType
 from energyhub.domain.errors import ApiError, InternalError, PayloadTooLarge, RateLimited
 from energyhub.services.accounts import AccountService
+from energyhub.services.actions import ActionService
 
 log = logging.getLogger(__name__)
 
 MAX_BODY_BYTES = 64 * 1024
-PUBLIC_PREFIXES = ("/docs", "/redoc", "/openapi.json", "/healthz", "/link", "/dashboard", "/static")
+# "/link/" with its slash: `/link-sessions` is an API route and needs a key
+PUBLIC_PREFIXES = (
+    "/docs",
+    "/redoc",
+    "/openapi.json",
+    "/healthz",
+    "/link/",
+    "/dashboard",
+    "/static/",
+)
 READ_TYPES = {"battery": DeviceType.BATTERY, "ev-charger": DeviceType.EV_CHARGER}
 EXPEDITE_QUERIES = {
     b"": CacheType.NORMAL,
@@ -36,12 +54,17 @@ JSON_HEADERS = [(b"content-type", b"application/json")]
 BODILESS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 
+PUSH_BODY = TypeAdapter(PushBody)
+MAX_DEVICE_ID = 64  # as the routes' `DeviceId`
+
+
 @dataclass(frozen=True, slots=True)
 class GatewayDeps:
     accounts: AccountService
     rate_limiter: RateLimiter
     read_cache: DeviceReadCache
     clock: Clock
+    actions: ActionService | None = None
 
 
 def is_public(path: str) -> bool:
@@ -83,6 +106,11 @@ class Gateway:
                     raise RateLimited(retryAfter=decision.retry_after())
                 if await self._serve_cached_read(scope, context, raw_send):
                     return
+                if self._is_fast_push(scope):
+                    replay = await self._serve_push(scope, receive, context, send)
+                    if replay is None:
+                        return
+                    receive = replay
         except ApiError as error:
             await self._fail(error, scope, receive, send, context)
             return
@@ -123,6 +151,41 @@ class Gateway:
         await send({"type": "http.response.start", "status": 200, "headers": headers})
         await send({"type": "http.response.body", "body": body})
         return True
+
+    def _is_fast_push(self, scope: Scope) -> bool:
+        if scope["method"] != "POST" or scope["query_string"] or self.deps.actions is None:
+            return False
+        parts = scope["path"].split("/")
+        if len(parts) != 3 or parts[1] not in READ_TYPES or not 0 < len(parts[2]) <= MAX_DEVICE_ID:
+            return False
+        content_type = next((v for k, v in scope["headers"] if k == b"content-type"), b"")
+        return content_type.startswith(b"application/json")
+
+    async def _serve_push(
+        self, scope: Scope, receive: Receive, context: RequestContext, send: Send
+    ) -> Receive | None:
+        """Answers a well-formed push; a body that does not validate goes on to FastAPI
+        (the `Receive` returned replays it), which words the error as for every route."""
+        body = await _read_body(receive)
+        try:
+            parsed = PUSH_BODY.validate_json(body)
+        except ValidationError:
+            return _replaying(body, receive)
+        assert self.deps.actions is not None
+        assert context.principal is not None
+        parts = scope["path"].split("/")
+        action = await self.deps.actions.push(
+            context.principal, READ_TYPES[parts[1]], parts[2], push_request(parsed)
+        )
+        data = orjson.dumps(action_body(action))
+        now = self.deps.clock.now()
+        answer = success_bytes(data, context, context.principal.environment.value, now)
+        headers = [*JSON_HEADERS, (b"content-length", str(len(answer)).encode())]
+        await send(
+            {"type": "http.response.start", "status": push_status(action), "headers": headers}
+        )
+        await send({"type": "http.response.body", "body": answer})
+        return None
 
     async def _fail(
         self, error: ApiError, scope: Scope, receive: Receive, send: Send, context: RequestContext
@@ -175,13 +238,30 @@ async def _limited_body(scope: Scope, receive: Receive, length: bytes | None) ->
         chunks.append(chunk)
         if not message.get("more_body", False):
             break
+    return _replaying(b"".join(chunks), receive)
+
+
+async def _read_body(receive: Receive) -> bytes:
+    chunks: list[bytes] = []
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            break
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body", False):
+            break
+    return b"".join(chunks)
+
+
+def _replaying(body: bytes, receive: Receive) -> Receive:
+    """A `receive` that hands the app a body already read, then carries on as `receive`."""
     replayed = False
 
     async def replay() -> Message:
         nonlocal replayed
         if not replayed:
             replayed = True
-            return {"type": "http.request", "body": b"".join(chunks), "more_body": False}
+            return {"type": "http.request", "body": body, "more_body": False}
         return await receive()
 
     return replay

@@ -337,3 +337,9 @@ class VppLockBody(BaseModel):
 class VppLock(BaseModel):
     deviceId: str
     vppLockedUntil: str
+
+
+class SandboxConnection(BaseModel):
+    deviceId: str
+    connected: bool
+    disconnectedAt: str | None

@@ -221,6 +221,7 @@ class Action:
     lease_until: datetime | None = None
     restore: dict[str, Any] | None = None
     simulated_failure: str | None = None
+    schedule_id: str | None = None  # the schedule whose occurrence this is
 
     def in_flight(self, now: datetime) -> bool:
         """A dispatch is under way: someone holds the lease on its first call."""

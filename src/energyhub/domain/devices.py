@@ -58,6 +58,8 @@ class Device:
     mode_action_id: str | None = None
     mode_command: str | None = None
     last_action_id: str | None = None
+    # when the manufacturer credentials stopped working (sandbox: the disconnect route)
+    disconnected_at: datetime | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -38,6 +38,11 @@ class SandboxOnly(ApiError):
     default_message = "This feature exists only in the sandbox: use an sk_test_ key."
 
 
+class LiveOnly(ApiError):
+    code, status = "LIVE_ONLY", 403
+    default_message = "This exists only in the live environment: use an sk_live_ key."
+
+
 class RateLimited(ApiError):
     code, status = "RATE_LIMITED", 429
     default_message = "Too many requests for this API key: wait for Retry-After seconds."
@@ -113,6 +118,41 @@ class EndpointNotFound(ApiError):
 class DeliveryNotFound(ApiError):
     code, status = "DELIVERY_NOT_FOUND", 404
     default_message = "No webhook delivery with this id in this environment."
+
+
+class LinkedAccountNotFound(ApiError):
+    code, status = "LINKED_ACCOUNT_NOT_FOUND", 404
+    default_message = "This user has no linked account with this id in this environment."
+
+
+# --- the hosted link flow (shown as pages to end users, spec 1.6) ----------------------------
+class LinkTokenInvalid(ApiError):
+    code, status = "LINK_TOKEN_INVALID", 404
+    default_message = "This link is not valid. Ask the app that sent you here for a new link."
+
+
+class LinkTokenExpired(ApiError):
+    code, status = "LINK_TOKEN_EXPIRED", 410
+    default_message = "This link has expired. Ask the app that sent you here for a new link."
+
+
+class LinkTokenUsed(ApiError):
+    code, status = "LINK_TOKEN_USED", 410
+    default_message = (
+        "This link has already been used. Ask the app that sent you here for a new link."
+    )
+
+
+class LinkStepOutdated(ApiError):
+    code, status = "LINK_STEP_OUTDATED", 409
+    default_message = (
+        "That page was out of date (sent twice, or from another tab): here is where you are now."
+    )
+
+
+class LinkRequestRefused(ApiError):
+    code, status = "LINK_REQUEST_REFUSED", 403
+    default_message = "This form can only be sent from the page that shows it."
 
 
 # --- capability refusals (422) --------------------------------------------------------------

@@ -156,6 +156,20 @@ def resolve_window(
     return Window(start, end, execution)
 
 
+def window_from_utc(start: datetime, end: datetime | None, now: datetime) -> Window:
+    """A window given as UTC instants (a schedule's occurrence): the same range rules as
+    `resolve_window`, with no wall clock to misread in a DST fold."""
+    now = ensure_utc(now)
+    start, end = ensure_utc(start), None if end is None else ensure_utc(end)
+    if start < now - PAST_TOLERANCE:
+        raise errors.StartOutOfRange(reason="start_in_past")
+    if start > now + MAX_START_AHEAD:
+        raise errors.StartOutOfRange(reason="start_too_far_ahead")
+    if end is not None and end <= start:
+        raise _invalid_end("end must be after start")
+    return Window(start, end, Execution.SCHEDULED if end is None else Execution.WINDOWED)
+
+
 def validate_settings(
     caps: Capabilities, values: Mapping[str, Quantity | bool]
 ) -> dict[str, float | bool]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -17,35 +17,37 @@ from energyhub.persistence.types import UTCDateTime
 IN_PLAY = [ActionState.SCHEDULED.value, ActionState.DEFERRED.value, ActionState.ACKNOWLEDGED.value]
 
 
-def _action(row: Any) -> Action:
+def action_from_row(row: Mapping[Any, Any]) -> Action:
+    """An action from a row by column name (SQLAlchemy's `row._mapping` or asyncpg's Record)."""
     return Action(
-        id=row.id,
-        account_id=row.account_id,
-        environment=row.environment,
-        device_id=row.device_id,
-        device_type=DeviceType(row.device_type),
-        command=row.command,
-        parameters=row.parameters,
-        device_parameters=row.device_parameters,
-        state=ActionState(row.state),
-        start=row.start,
-        end=row.end,
-        on_conflict=row.on_conflict,
-        result=row.result,
-        error_code=row.error_code,
-        error_message=row.error_message,
-        deferred_until=row.deferred_until,
-        acknowledged_at=row.acknowledged_at,
-        completed_at=row.completed_at,
-        created_at=row.created_at,
-        updated_at=row.updated_at,
-        tries=row.tries,
-        due_at=row.due_at,
-        due_kind=None if row.due_kind is None else DueKind(row.due_kind),
-        lease_owner=row.lease_owner,
-        lease_until=row.lease_until,
-        restore=row.restore,
-        simulated_failure=row.simulated_failure,
+        id=row["id"],
+        account_id=row["account_id"],
+        environment=row["environment"],
+        device_id=row["device_id"],
+        device_type=DeviceType(row["device_type"]),
+        command=row["command"],
+        parameters=row["parameters"],
+        device_parameters=row["device_parameters"],
+        state=ActionState(row["state"]),
+        start=row["start"],
+        end=row["end"],
+        on_conflict=row["on_conflict"],
+        result=row["result"],
+        error_code=row["error_code"],
+        error_message=row["error_message"],
+        deferred_until=row["deferred_until"],
+        acknowledged_at=row["acknowledged_at"],
+        completed_at=row["completed_at"],
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+        tries=row["tries"],
+        due_at=row["due_at"],
+        due_kind=None if row["due_kind"] is None else DueKind(row["due_kind"]),
+        lease_owner=row["lease_owner"],
+        lease_until=row["lease_until"],
+        restore=row["restore"],
+        simulated_failure=row["simulated_failure"],
+        schedule_id=row["schedule_id"],
     )
 
 
@@ -56,7 +58,7 @@ UPDATE_ACTION = update(actions).where(actions.c.id == bindparam("row_id"))
 UPDATE_HELD_ACTION = UPDATE_ACTION.where(actions.c.lease_owner == bindparam("held_by"))
 
 
-def _plain(values: dict[str, Any]) -> dict[str, Any]:
+def plain_values(values: dict[str, Any]) -> dict[str, Any]:
     return {k: v.value if isinstance(v, ActionState | DueKind) else v for k, v in values.items()}
 
 
@@ -78,7 +80,7 @@ async def update_many(
         await connection.execute(statement, rows)
 
 
-def _values(action: Action) -> dict[str, Any]:
+def action_values(action: Action) -> dict[str, Any]:
     return dict(
         id=action.id,
         account_id=action.account_id,
@@ -107,6 +109,7 @@ def _values(action: Action) -> dict[str, Any]:
         lease_until=action.lease_until,
         restore=action.restore,
         simulated_failure=action.simulated_failure,
+        schedule_id=action.schedule_id,
     )
 
 
@@ -123,23 +126,31 @@ class SqlActionRepository:
             )
 
     async def add(self, action: Action) -> None:
-        await self._c.execute(INSERT_ACTION, _values(action))
+        await self._c.execute(INSERT_ACTION, action_values(action))
 
     async def get(self, account_id: str, environment: str, action_id: str) -> Action | None:
-        row = (
-            await self._c.execute(
-                select(actions).where(
-                    actions.c.id == action_id,
-                    actions.c.account_id == account_id,
-                    actions.c.environment == environment,
-                )
+        # by id alone, the owner checked on the row: PostgreSQL's generic plan would walk
+        # the account's index instead of the unique one (asyncpg_push.py)
+        row = (await self._c.execute(select(actions).where(actions.c.id == action_id))).first()
+        if row is None or row.account_id != account_id or row.environment != environment:
+            return None
+        return action_from_row(row._mapping)
+
+    async def waiting_for_schedule(self, schedule_id: str) -> Sequence[Action]:
+        """A schedule's actions that have not started: scheduled or deferred."""
+        rows = await self._c.execute(
+            select(actions)
+            .where(
+                actions.c.schedule_id == schedule_id,
+                actions.c.state.in_([ActionState.SCHEDULED.value, ActionState.DEFERRED.value]),
             )
-        ).first()
-        return None if row is None else _action(row)
+            .order_by(actions.c.pk)
+        )
+        return [action_from_row(r._mapping) for r in rows]
 
     async def get_by_id(self, action_id: str) -> Action | None:
         row = (await self._c.execute(select(actions).where(actions.c.id == action_id))).first()
-        return None if row is None else _action(row)
+        return None if row is None else action_from_row(row._mapping)
 
     async def list(
         self,
@@ -161,7 +172,7 @@ class SqlActionRepository:
         rows = await self._c.execute(
             select(actions).where(*where).order_by(actions.c.pk.desc()).offset(offset).limit(limit)
         )
-        return [_action(r) for r in rows], int(total)
+        return [action_from_row(r._mapping) for r in rows], int(total)
 
     async def in_play(self, device_id: str, now: datetime) -> Sequence[Action]:
         """The device's non-terminal actions and its windows still running."""
@@ -176,11 +187,11 @@ class SqlActionRepository:
             )
             .order_by(actions.c.pk)
         )
-        return [_action(r) for r in rows]
+        return [action_from_row(r._mapping) for r in rows]
 
     async def update(self, action_id: str, *, held_by: str | None = None, **values: Any) -> bool:
         """Changes an action; with `held_by`, only while that owner still holds its lease."""
-        params = {"row_id": action_id, **_plain(values)}
+        params = {"row_id": action_id, **plain_values(values)}
         if held_by is not None:
             result = await self._c.execute(UPDATE_HELD_ACTION, {**params, "held_by": held_by})
         else:
@@ -199,7 +210,7 @@ class SqlActionRepository:
 
     async def update_many(self, changes: Sequence[tuple[str, dict[str, Any]]]) -> None:
         """Many actions' changes, one executemany per set of columns."""
-        await update_many(self._c, actions, [(i, _plain(c)) for i, c in changes])
+        await update_many(self._c, actions, [(i, plain_values(c)) for i, c in changes])
 
     async def claim_due(
         self, owner: str, now: datetime, lease_until: datetime, limit: int
@@ -227,7 +238,7 @@ class SqlActionRepository:
         rows = await self._c.execute(
             select(actions).where(actions.c.pk.in_(pks)).order_by(actions.c.due_at)
         )
-        return [_action(r) for r in rows]
+        return [action_from_row(r._mapping) for r in rows]
 
     async def next_due_at(self) -> datetime | None:
         """The earliest due time of work nobody holds (leased work counts at lease end)."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -20,33 +20,35 @@ from energyhub.persistence.tables import devices, users, vehicles
 UPDATE_DEVICE = update(devices).where(devices.c.id == bindparam("row_id"))
 
 
-def _device(row: Any) -> Device:
+def device_from_row(row: Mapping[Any, Any]) -> Device:
+    """A device from a row by column name (SQLAlchemy's `row._mapping` or asyncpg's Record)."""
     return Device(
-        id=row.id,
-        account_id=row.account_id,
-        environment=Environment(row.environment),
-        user_id=row.user_id,
-        type=DeviceType(row.type),
-        vendor=row.vendor,
-        model=row.model,
-        driver=row.driver,
-        profile=row.profile,
-        timezone=row.timezone,
-        capabilities=capabilities_from_json(row.capabilities),
-        settings=dict(row.settings),
-        state=dict(row.state),
-        sim=row.sim,
-        available=row.available,
-        last_pulled_at=row.last_pulled_at,
-        last_action=row.last_action,
-        current_schedule=row.current_schedule,
-        vehicle_id=row.vehicle_id,
-        created_at=row.created_at,
-        updated_at=row.updated_at,
-        vpp_locked_until=row.vpp_locked_until,
-        mode_action_id=row.mode_action_id,
-        mode_command=row.mode_command,
-        last_action_id=row.last_action_id,
+        id=row["id"],
+        account_id=row["account_id"],
+        environment=Environment(row["environment"]),
+        user_id=row["user_id"],
+        type=DeviceType(row["type"]),
+        vendor=row["vendor"],
+        model=row["model"],
+        driver=row["driver"],
+        profile=row["profile"],
+        timezone=row["timezone"],
+        capabilities=capabilities_from_json(row["capabilities"]),
+        settings=dict(row["settings"]),
+        state=dict(row["state"]),
+        sim=row["sim"],
+        available=row["available"],
+        last_pulled_at=row["last_pulled_at"],
+        last_action=row["last_action"],
+        current_schedule=row["current_schedule"],
+        vehicle_id=row["vehicle_id"],
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+        vpp_locked_until=row["vpp_locked_until"],
+        mode_action_id=row["mode_action_id"],
+        mode_command=row["mode_command"],
+        last_action_id=row["last_action_id"],
+        disconnected_at=row["disconnected_at"],
     )
 
 
@@ -77,23 +79,22 @@ class SqlDeviceRepository:
     ) -> Device | None:
         """A device of this account and environment; with `lock`, its row stays locked until
         the transaction ends (PostgreSQL; SQLite has a single writer anyway)."""
-        query = select(devices).where(
-            devices.c.id == device_id,
-            devices.c.account_id == account_id,
-            devices.c.environment == environment.value,
-        )
+        # by id alone, the owner checked on the row (asyncpg_push.py says why)
+        query = select(devices).where(devices.c.id == device_id)
         if lock and self._c.dialect.name == "postgresql":
             query = query.with_for_update()
         row = (await self._c.execute(query)).first()
-        return None if row is None else _device(row)
+        if row is None or row.account_id != account_id or row.environment != environment.value:
+            return None
+        return device_from_row(row._mapping)
 
     async def get_device_by_id(self, device_id: str) -> Device | None:
         row = (await self._c.execute(select(devices).where(devices.c.id == device_id))).first()
-        return None if row is None else _device(row)
+        return None if row is None else device_from_row(row._mapping)
 
     async def get_devices_by_ids(self, device_ids: Sequence[str]) -> Sequence[Device]:
         rows = await self._c.execute(select(devices).where(devices.c.id.in_(list(device_ids))))
-        return [_device(row) for row in rows]
+        return [device_from_row(row._mapping) for row in rows]
 
     async def list_devices(
         self,
@@ -115,7 +116,7 @@ class SqlDeviceRepository:
         rows = await self._c.execute(
             select(devices).where(*where).order_by(devices.c.pk).offset(offset).limit(limit)
         )
-        return [_device(r) for r in rows], int(total)
+        return [device_from_row(r._mapping) for r in rows], int(total)
 
     async def add_device(self, device: Device) -> None:
         await self._c.execute(
@@ -139,6 +140,7 @@ class SqlDeviceRepository:
                 last_action=device.last_action,
                 current_schedule=device.current_schedule,
                 vehicle_id=device.vehicle_id,
+                disconnected_at=device.disconnected_at,
                 created_at=device.created_at,
                 updated_at=device.updated_at,
             )

@@ -19,14 +19,27 @@ def create_engine(url: str, *, echo: bool = False) -> AsyncEngine:
     writer, and one pooled connection makes that the queue (no `database is locked`)."""
     if url.startswith("sqlite"):
         _ensure_sqlite_dir(url)
-        engine = create_async_engine(url, echo=echo, pool_size=1, max_overflow=0, pool_timeout=60)
+        engine = create_async_engine(
+            url,
+            echo=echo,
+            pool_size=1,
+            max_overflow=0,
+            pool_timeout=60,
+            hide_parameters=True,  # no webhook secret or credential in a logged error
+        )
         event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
         return engine
     # A pool as large as the usual concurrency: overflow connections that open and close
     # under load re-prepare their statements; no pre-ping (an extra round trip a checkout),
     # recycle instead.
     return create_async_engine(
-        url, echo=echo, pool_size=32, max_overflow=8, pool_pre_ping=False, pool_recycle=1800
+        url,
+        echo=echo,
+        pool_size=32,
+        max_overflow=8,
+        pool_pre_ping=False,
+        pool_recycle=1800,
+        hide_parameters=True,
     )
 
 

@@ -91,6 +91,10 @@ devices = Table(
     Column("mode_action_id", String(40), nullable=True),
     Column("mode_command", String(60), nullable=True),
     Column("last_action_id", String(40), nullable=True),
+    Column("disconnected_at", UTCDateTime(), nullable=True),  # credentials stopped working
+    # linked through the Link UI: the linked account, and the vendor's id of the device
+    Column("linked_account_id", String(40), nullable=True, index=True),
+    Column("vendor_device_id", String(200), nullable=True),
     Column("created_at", UTCDateTime(), nullable=False),
     Column("updated_at", UTCDateTime(), nullable=False),
     Index(None, "account_id", "environment", "type", "created_at"),
@@ -119,7 +123,8 @@ actions = Table(
     metadata,
     Column("pk", Integer, primary_key=True, autoincrement=True),
     Column("id", String(40), nullable=False, unique=True),
-    Column("account_id", String(40), ForeignKey("accounts.id"), nullable=False),
+    # no foreign key: the device's guarantees the account (migration 0003 says why)
+    Column("account_id", String(40), nullable=False),
     Column("environment", String(10), nullable=False),
     Column("device_id", String(40), ForeignKey("devices.id"), nullable=False),
     Column("device_type", String(20), nullable=False),
@@ -147,6 +152,187 @@ actions = Table(
     Column("lease_until", UTCDateTime(), nullable=True),
     Column("restore", JsonDocument, nullable=True),  # the mode a window restores at its end
     Column("simulated_failure", String(60), nullable=True),
+    Column("schedule_id", String(40), nullable=True, index=True),  # an occurrence's schedule
     Index(None, "device_id", "state"),
     Index(None, "account_id", "environment", "pk"),
+)
+
+# --- webhooks (spec 6, CONTRACT 9) ---------------------------------------------------------
+webhook_endpoints = Table(
+    "webhook_endpoints",
+    metadata,
+    Column("pk", Integer, primary_key=True, autoincrement=True),
+    Column("id", String(40), nullable=False, unique=True),
+    Column("account_id", String(40), ForeignKey("accounts.id"), nullable=False),
+    Column("environment", String(10), nullable=False),
+    Column("url", String(2048), nullable=False),
+    Column("description", String(500), nullable=True),
+    Column("events", JsonDocument, nullable=True),  # a filter; null: every event
+    Column("secret", String(100), nullable=False),  # shown again on request; never logged
+    Column("enabled", Boolean, nullable=False),
+    Column("created_at", UTCDateTime(), nullable=False),
+    Column("deleted_at", UTCDateTime(), nullable=True),  # kept for its deliveries' history
+    Index(None, "account_id", "environment", "pk"),
+)
+
+# The outbox: written in the transaction of the state change that causes the event; the
+# sender turns each into one delivery per matching endpoint once `deliver_after` is reached.
+webhook_events = Table(
+    "webhook_events",
+    metadata,
+    Column("pk", Integer, primary_key=True, autoincrement=True),
+    Column("id", String(40), nullable=False, unique=True),
+    Column("account_id", String(40), nullable=False),
+    Column("environment", String(10), nullable=False),
+    Column("type", String(40), nullable=False),
+    Column("payload", JsonDocument, nullable=False),
+    Column("occurred_at", UTCDateTime(), nullable=False),
+    Column("deliver_after", UTCDateTime(), nullable=False),
+    Column("fanned_out_at", UTCDateTime(), nullable=True),
+    Index(None, "fanned_out_at", "deliver_after"),
+)
+
+webhook_deliveries = Table(
+    "webhook_deliveries",
+    metadata,
+    Column("pk", Integer, primary_key=True, autoincrement=True),
+    Column("id", String(40), nullable=False, unique=True),  # the `webhook-id` header
+    Column("event_id", String(40), nullable=False),
+    Column("endpoint_id", String(40), ForeignKey("webhook_endpoints.id"), nullable=False),
+    Column("account_id", String(40), nullable=False),
+    Column("environment", String(10), nullable=False),
+    Column("event_type", String(40), nullable=False),
+    Column("body", String(), nullable=False),  # the exact bytes signed, the same on every try
+    Column("status", String(10), nullable=False),
+    Column("attempts", JsonDocument, nullable=False),  # [{at, httpStatus, durationMs, error}]
+    Column("next_attempt_at", UTCDateTime(), nullable=True, index=True),
+    Column("lease_owner", String(64), nullable=True),
+    Column("lease_until", UTCDateTime(), nullable=True),
+    Column("created_at", UTCDateTime(), nullable=False),
+    Column("updated_at", UTCDateTime(), nullable=False),
+    UniqueConstraint("event_id", "endpoint_id"),
+    Index(None, "account_id", "environment", "pk"),
+)
+
+# --- charging sessions (spec 2.6, 4.8, CONTRACT 6) -----------------------------------------
+charging_sessions = Table(
+    "charging_sessions",
+    metadata,
+    Column("pk", Integer, primary_key=True, autoincrement=True),
+    Column("id", String(60), nullable=False, unique=True),
+    Column("device_id", String(40), ForeignKey("devices.id"), nullable=False),
+    Column("status", String(10), nullable=False),
+    Column("started_at", UTCDateTime(), nullable=False),
+    Column("ended_at", UTCDateTime(), nullable=True),
+    Column("energy_kwh", Float, nullable=False),
+    Column("measurement", String(20), nullable=False),
+    Column("end_reason", String(20), nullable=True),
+    Column("updated_at", UTCDateTime(), nullable=False),
+    Index(None, "device_id", "started_at"),
+)
+
+# --- schedules (spec 2.8, 4.7, CONTRACT 7) -------------------------------------------------
+schedules = Table(
+    "schedules",
+    metadata,
+    Column("pk", Integer, primary_key=True, autoincrement=True),
+    Column("id", String(40), nullable=False, unique=True),
+    Column("device_id", String(40), ForeignKey("devices.id"), nullable=False),
+    Column("account_id", String(40), nullable=False),
+    Column("environment", String(10), nullable=False),
+    Column("state", String(10), nullable=False),
+    Column("spec", JsonDocument, nullable=False),  # timezone, recurrence, slots as accepted
+    Column("planned_until", UTCDateTime(), nullable=True),  # occurrences made into actions
+    Column("skipped", JsonDocument, nullable=False),  # slots that could not be placed
+    Column("due_at", UTCDateTime(), nullable=True, index=True),  # the scheduler's next look
+    Column("created_at", UTCDateTime(), nullable=False),
+    Column("updated_at", UTCDateTime(), nullable=False),
+    Index(None, "device_id", "state"),
+    Index(None, "state", "planned_until"),
+)
+
+# --- linking (spec 1.6, CONTRACT 8) ---------------------------------------------------------
+# A single-use invitation to the hosted flow; the token is stored only as its SHA-256.
+link_sessions = Table(
+    "link_sessions",
+    metadata,
+    Column("pk", Integer, primary_key=True, autoincrement=True),
+    Column("id", String(40), nullable=False, unique=True),
+    Column("token_hash", String(64), nullable=False, unique=True),
+    Column("account_id", String(40), ForeignKey("accounts.id"), nullable=False),
+    Column("environment", String(10), nullable=False),
+    Column("user_id", String(200), nullable=False),
+    Column("email", String(320), nullable=True),
+    Column("redirect_uri", String(2048), nullable=True),
+    Column("vendor", String(100), nullable=True),
+    Column("step", String(20), nullable=False),
+    Column("state", JsonDocument, nullable=False),  # what the flow gathered (no secrets)
+    Column("nonce", String(64), nullable=False),  # changes at every step
+    Column("pending_credentials", String(), nullable=True),  # MultiFernet token
+    Column("outcome", String(20), nullable=True),
+    Column("linked_account_id", String(40), nullable=True),
+    Column("created_at", UTCDateTime(), nullable=False),
+    Column("expires_at", UTCDateTime(), nullable=False),
+    Column("used_at", UTCDateTime(), nullable=True),
+    Column("updated_at", UTCDateTime(), nullable=False),
+    Index(None, "account_id", "environment", "user_id"),
+)
+
+linked_accounts = Table(
+    "linked_accounts",
+    metadata,
+    Column("pk", Integer, primary_key=True, autoincrement=True),
+    Column("id", String(40), nullable=False, unique=True),
+    Column("account_id", String(40), ForeignKey("accounts.id"), nullable=False),
+    Column("environment", String(10), nullable=False),
+    Column("user_id", String(200), nullable=False),
+    Column("vendor", String(100), nullable=False),
+    Column("external_id", String(320), nullable=False),  # the user's account at the vendor
+    Column("credentials", String(), nullable=True),  # MultiFernet token; dropped on revoke
+    Column("status", String(10), nullable=False),
+    Column("redirect_uri", String(2048), nullable=True),  # for reconnection links
+    Column("created_at", UTCDateTime(), nullable=False),
+    Column("updated_at", UTCDateTime(), nullable=False),
+    Column("revoked_at", UTCDateTime(), nullable=True),
+    Index(None, "account_id", "environment", "user_id"),
+)
+
+# --- OCPP charge points (CONTRACT 8; drivers/ocpp) ------------------------------------------
+# One row per commissioned charger: its handshake password (salted scrypt), what it last
+# reported and its open transaction, so a restart or a reconnect loses no session.
+ocpp_charge_points = Table(
+    "ocpp_charge_points",
+    metadata,
+    Column("pk", Integer, primary_key=True, autoincrement=True),
+    Column("charge_point_id", String(48), nullable=False, unique=True),
+    Column("device_id", String(40), ForeignKey("devices.id"), nullable=False, unique=True),
+    Column("password_hash", String(200), nullable=False),
+    Column("protocol", String(16), nullable=True),  # last negotiated subprotocol
+    Column("last_seen_at", UTCDateTime(), nullable=True),
+    Column("next_transaction_id", Integer, nullable=False),  # 1.6 ids are ours to give
+    Column("open_transaction", JsonDocument, nullable=True),
+    Column("snapshot", JsonDocument, nullable=False),  # status, telemetry, declaration
+    Column("control", JsonDocument, nullable=False),  # stop conditions of the running charge
+    Column("created_at", UTCDateTime(), nullable=False),
+    Column("updated_at", UTCDateTime(), nullable=False),
+)
+
+# --- SunSpec batteries (CONTRACT 8; drivers/sunspec) ----------------------------------------
+# One row per commissioned battery: where it answers over Modbus TCP and where its SunSpec
+# models are (found once, at commissioning, and checked on every call).
+sunspec_devices = Table(
+    "sunspec_devices",
+    metadata,
+    Column("pk", Integer, primary_key=True, autoincrement=True),
+    Column("device_id", String(40), ForeignKey("devices.id"), nullable=False, unique=True),
+    Column("host", String(255), nullable=False),
+    Column("port", Integer, nullable=False),
+    Column("unit_id", Integer, nullable=False),
+    Column("base_address", Integer, nullable=False),  # where the `SunS` marker is
+    Column("models", JsonDocument, nullable=False),  # [{id, address, length}] in device order
+    Column("manufacturer", String(100), nullable=False),
+    Column("model", String(100), nullable=False),
+    Column("serial", String(100), nullable=False),
+    Column("commissioned_at", UTCDateTime(), nullable=False),
+    UniqueConstraint("host", "port", "unit_id"),
 )

@@ -2,14 +2,26 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from datetime import datetime
 from types import TracebackType
-from typing import Self
+from typing import Any, Self
 
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from energyhub.domain.accounts import Environment
+from energyhub.domain.actions import Action
+from energyhub.domain.devices import Device
 from energyhub.persistence.accounts import SqlAccountRepository
 from energyhub.persistence.actions import SqlActionRepository
 from energyhub.persistence.devices import SqlDeviceRepository
+from energyhub.persistence.events import SqlEventRepository
+from energyhub.persistence.linking import SqlLinkingRepository
+from energyhub.persistence.polling import SqlPollingRepository
+from energyhub.persistence.schedules import SqlScheduleRepository
+from energyhub.persistence.sessions import SqlSessionRepository
+from energyhub.persistence.sunspec import SqlSunspecRepository
+from energyhub.persistence.webhooks import SqlWebhookRepository
 
 
 class SqlUnitOfWork:
@@ -18,10 +30,18 @@ class SqlUnitOfWork:
     accounts: SqlAccountRepository
     devices: SqlDeviceRepository
     actions: SqlActionRepository
+    events: SqlEventRepository
+    webhooks: SqlWebhookRepository
+    sessions: SqlSessionRepository
+    schedules: SqlScheduleRepository
+    linking: SqlLinkingRepository
+    sunspec: SqlSunspecRepository
+    polling: SqlPollingRepository
 
     def __init__(self, engine: AsyncEngine) -> None:
         self._engine = engine
         self._connection: AsyncConnection | None = None
+        self._after_commit: list[Callable[[], None]] = []
 
     async def __aenter__(self) -> Self:
         self._connection = await self._engine.connect()
@@ -29,7 +49,26 @@ class SqlUnitOfWork:
         self.accounts = SqlAccountRepository(self._connection)
         self.devices = SqlDeviceRepository(self._connection)
         self.actions = SqlActionRepository(self._connection)
+        self.events = SqlEventRepository(self._connection)
+        self.webhooks = SqlWebhookRepository(self._connection)
+        self.sessions = SqlSessionRepository(self._connection)
+        self.schedules = SqlScheduleRepository(self._connection)
+        self.linking = SqlLinkingRepository(self._connection)
+        self.sunspec = SqlSunspecRepository(self._connection)
+        self.polling = SqlPollingRepository(self._connection)
         return self
+
+    async def device_for_push(
+        self, account_id: str, environment: Environment, device_id: str, now: datetime
+    ) -> tuple[Device, Sequence[Action]] | None:
+        device = await self.devices.get_device(account_id, environment, device_id, lock=True)
+        if device is None:
+            return None
+        return device, await self.actions.in_play(device_id, now)
+
+    async def add_action(self, action: Action, device_changes: dict[str, Any]) -> None:
+        await self.actions.add(action)
+        await self.devices.update_device(action.device_id, **device_changes)
 
     async def __aexit__(
         self,
@@ -47,6 +86,13 @@ class SqlUnitOfWork:
                 await connection.rollback()
         finally:
             await connection.close()
+        if exc_type is None:
+            for callback in self._after_commit:
+                callback()
+
+    def after_commit(self, callback: Callable[[], None]) -> None:
+        """Runs `callback` once the transaction has committed (not if it rolls back)."""
+        self._after_commit.append(callback)
 
 
 class SqlUnitOfWorkFactory:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
+from typing import Any
 from zoneinfo import ZoneInfo
 
 from energyhub.domain.accounts import Environment, Principal
@@ -42,6 +43,7 @@ from energyhub.domain.validation import (
     resolve_window,
     validate_push,
     validate_settings,
+    window_from_utc,
 )
 from energyhub.drivers.base import DriverError
 from energyhub.services.changes import DeviceChangeFeed
@@ -49,12 +51,18 @@ from energyhub.services.devices import visible_device
 from energyhub.services.dispatch import (
     LEASE,
     Dispatcher,
+    DispatchFailure,
     as_device_action,
     last_action_body,
     record_action,
 )
 from energyhub.services.ids import new_id
-from energyhub.services.ports import DeviceDriver, UnitOfWork, UnitOfWorkFactory
+from energyhub.services.ports import (
+    DeviceDriver,
+    PushUnitOfWork,
+    PushUnitOfWorkFactory,
+    UnitOfWorkFactory,
+)
 
 OWN_PROGRAM = "auto.schedule"
 
@@ -69,6 +77,9 @@ class PushRequest:
     end: str | None = None
     on_conflict: str | None = None
     simulated_failure: str | None = None
+    # a schedule's occurrence comes as UTC instants instead of `start`/`end`
+    start_at: datetime | None = None
+    end_at: datetime | None = None
 
 
 class PushFailed(ApiError):
@@ -90,7 +101,8 @@ class ActionService:
         clock: Clock,
         changes: DeviceChangeFeed,
         dispatcher: Dispatcher,
-        wake: Callable[[], None],
+        wake: Callable[[datetime | None], None],
+        push_uow: PushUnitOfWorkFactory | None = None,
     ) -> None:
         self._uow = uow
         self._drivers = drivers
@@ -98,6 +110,7 @@ class ActionService:
         self._changes = changes
         self._dispatcher = dispatcher
         self._wake = wake
+        self._push_uow: PushUnitOfWorkFactory = push_uow or uow
 
     async def push(
         self, principal: Principal, device_type: DeviceType, device_id: str, request: PushRequest
@@ -107,34 +120,136 @@ class ActionService:
             and principal.environment is not Environment.SANDBOX
         ):
             raise SandboxOnly("The sandbox block simulates failures only in the sandbox.")
-        token = "push:" + new_id()
+        return await self._push(
+            principal.account_id, principal.environment, device_type, device_id, request
+        )
+
+    async def push_occurrence(
+        self,
+        device: Device,
+        schedule_id: str,
+        command: str,
+        parameters: Mapping[str, Quantity],
+        start: datetime,
+        end: datetime | None,
+    ) -> Action:
+        """One occurrence of a schedule as a scheduled push (or a window with `end`), under
+        the same rules as a client's push; raises the push's errors when it cannot be placed."""
+        request = PushRequest(
+            command=command, parameters=dict(parameters), start_at=start, end_at=end
+        )
+        return await self._push(
+            device.account_id, device.environment, device.type, device.id, request, schedule_id
+        )
+
+    async def cancel_schedule_actions(self, schedule_id: str) -> int:
+        """A replaced or deleted schedule: its actions still waiting are cancelled."""
+        now = self._clock.now()
+        cancelled = 0
         async with self._uow() as tx:
-            device = await visible_device(tx, principal, device_type, device_id, lock=True)
-            action = await self._place(tx, device, request, token)
+            waiting = await tx.actions.waiting_for_schedule(schedule_id)
+            for device_id in sorted({a.device_id for a in waiting}):
+                await tx.actions.lock_device(device_id)
+            for action in waiting:
+                current = await tx.actions.get_by_id(action.id)
+                if current is None or current.in_flight(now) or not current.state.cancellable:
+                    continue
+                await _end_waiting(tx, current, ActionTrigger.CANCEL, now)
+                cancelled += 1
+        for device_id in {a.device_id for a in waiting}:
+            self._changes.publish(device_id)
+        return cancelled
+
+    async def _push(
+        self,
+        account_id: str,
+        environment: Environment,
+        device_type: DeviceType,
+        device_id: str,
+        request: PushRequest,
+        schedule_id: str | None = None,
+    ) -> Action:
+        token = "push:" + new_id()
+        failure = None
+        now = self._clock.now()
+        async with self._push_uow() as tx:
+            found = await tx.device_for_push(account_id, environment, device_id, now)
+            if found is None or found[0].type is not device_type:
+                raise DeviceNotFound(device_id)
+            device, in_play = found
+            action = await self._place(tx, device, in_play, request, token, now)
+            if schedule_id is not None:
+                action = replace(action, schedule_id=schedule_id)
+            inline = action.lease_owner is not None and self._drivers[device.driver].instant
+            on_device: dict[str, Any] = {}
+            if inline:
+                action, on_device, failure = await self._dispatcher.dispatch_inline(action, device)
+            await tx.add_action(
+                action,
+                {
+                    "updated_at": action.updated_at,
+                    **on_device,
+                    "last_action_id": action.id,
+                    "last_action": last_action_body(action),
+                },
+            )
+            await self._dispatcher.record_events(tx, [action])
         self._changes.publish(device.id)
+        if inline:
+            return await self._after_inline(action, failure)
         if action.state is ActionState.SCHEDULED and action.lease_owner is None:
-            self._wake()
+            self._wake(action.due_at)
             return action
         dispatched, failure = await self._dispatcher.dispatch(
             action, token, immediate=True, device=device
         )
         if failure is not None:
             raise PushFailed(failure.code, failure.message, action.id)
+        self._wake(dispatched.due_at)  # its completion, earlier than the worker may sleep
         return dispatched
 
+    async def _after_inline(self, action: Action, failure: DispatchFailure | None) -> Action:
+        """The worker completes the action when its time comes, unless that is now."""
+        if failure is not None:
+            raise PushFailed(failure.code, failure.message, action.id)
+        if action.due_at is not None and action.due_at <= self._clock.now():
+            return await self._dispatcher.complete(action, None)
+        self._wake(action.due_at)
+        return action
+
     async def _place(
-        self, tx: UnitOfWork, device: Device, request: PushRequest, token: str
+        self,
+        tx: PushUnitOfWork,
+        device: Device,
+        in_play: Sequence[Action],
+        request: PushRequest,
+        token: str,
+        now: datetime,
     ) -> Action:
-        now = self._clock.now()
-        tz = ZoneInfo(device.timezone)
-        start_local = _wall_clock(request.start, "start")
-        end_local = _wall_clock(request.end, "end")
-        check_window_order(start_local, end_local, tz, now)
-        execution = execution_for(start_local, end_local)
-        valid = validate_push(
-            device.capabilities, request.command, request.parameters, execution, request.on_conflict
-        )
-        window = resolve_window(start_local, end_local, tz, now)
+        """The action this push becomes, not stored yet; what it replaces is ended."""
+        if request.start_at is not None:
+            window = window_from_utc(request.start_at, request.end_at, now)
+            valid = validate_push(
+                device.capabilities,
+                request.command,
+                request.parameters,
+                window.execution,
+                request.on_conflict,
+            )
+        else:
+            tz = ZoneInfo(device.timezone)
+            start_local = _wall_clock(request.start, "start")
+            end_local = _wall_clock(request.end, "end")
+            check_window_order(start_local, end_local, tz, now)
+            execution = execution_for(start_local, end_local)
+            valid = validate_push(
+                device.capabilities,
+                request.command,
+                request.parameters,
+                execution,
+                request.on_conflict,
+            )
+            window = resolve_window(start_local, end_local, tz, now)
         if device.vpp_locked_until is not None and window.start < device.vpp_locked_until:
             raise VppLocked(until=isoformat_utc(device.vpp_locked_until))
         if (
@@ -142,7 +257,6 @@ class ActionService:
             and valid.on_conflict is not ConflictStrategy.CANCEL_AND_REPLACE
         ):
             raise SchedulerActive(currentMode=OWN_PROGRAM)
-        in_play = await tx.actions.in_play(device.id, now)
         placed = resolve_conflicts(
             [as_device_action(a, now) for a in in_play],
             window.start,
@@ -183,18 +297,11 @@ class ActionService:
             lease_until=now + LEASE if immediate else None,
             simulated_failure=request.simulated_failure,
         )
-        await tx.actions.add(action)
-        await tx.devices.update_device(
-            device.id,
-            last_action_id=action.id,
-            last_action=last_action_body(action),
-            updated_at=now,
-        )
         return action
 
     async def _replace(
         self,
-        tx: UnitOfWork,
+        tx: PushUnitOfWork,
         in_play: Sequence[Action],
         cancel: Sequence[str],
         cuts: dict[str, datetime],
@@ -302,7 +409,7 @@ class ActionService:
 
 
 async def _end_waiting(
-    tx: UnitOfWork, action: Action, trigger: ActionTrigger, now: datetime
+    tx: PushUnitOfWork, action: Action, trigger: ActionTrigger, now: datetime
 ) -> Action:
     """A scheduled or deferred action ends (cancel, or replaced): nothing more is due."""
     return await record_action(

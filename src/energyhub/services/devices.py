@@ -13,7 +13,12 @@ from energyhub.domain.devices import CacheType, Device, StateSource, User, Vehic
 from energyhub.domain.errors import DeviceNotFound, UserNotFound
 from energyhub.drivers.base import DeviceReading, DriverError
 from energyhub.services.changes import DeviceChangeFeed
-from energyhub.services.ports import DeviceDriver, UnitOfWork, UnitOfWorkFactory
+from energyhub.services.ports import (
+    DeviceDriver,
+    PushUnitOfWork,
+    UnitOfWork,
+    UnitOfWorkFactory,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +58,10 @@ class DeviceService:
                 vehicles = await tx.devices.vehicles_for_chargers([device.id])
                 return DeviceView(device, vehicles.get(device.id), StateSource.CACHE)
         return await self.pull(device)
+
+    def changed(self, device_id: str) -> None:
+        """Something stored about the device changed outside a pull: cached reads end."""
+        self._changes.publish(device_id)
 
     async def pull(self, device: Device) -> DeviceView:
         """Ask the driver for the device's state now and store it (also when it failed)."""
@@ -158,7 +167,7 @@ class DeviceService:
 
 
 async def visible_device(
-    tx: UnitOfWork,
+    tx: PushUnitOfWork,
     principal: Principal,
     device_type: DeviceType,
     device_id: str,

@@ -27,9 +27,16 @@ from energyhub.domain.clock import Clock, isoformat_utc
 from energyhub.domain.conflicts import DeviceAction, retry_deadline
 from energyhub.domain.devices import Device
 from energyhub.domain.errors import VppLocked
+from energyhub.domain.events import EventDelays
 from energyhub.drivers.base import CommandReceipt, CommandRequest, DeviceReading, DriverError
 from energyhub.services.changes import DeviceChangeFeed
-from energyhub.services.ports import DeviceDriver, UnitOfWork, UnitOfWorkFactory
+from energyhub.services.outbox import Outbox
+from energyhub.services.ports import (
+    DeviceDriver,
+    PushUnitOfWork,
+    UnitOfWork,
+    UnitOfWorkFactory,
+)
 
 log = logging.getLogger(__name__)
 
@@ -62,7 +69,7 @@ def as_device_action(action: Action, now: datetime) -> DeviceAction:
     return DeviceAction(action.id, state, action.start, action.end, action.deferred_until)
 
 
-async def record_action(tx: UnitOfWork, action: Action, **changes: Any) -> Action:
+async def record_action(tx: PushUnitOfWork, action: Action, **changes: Any) -> Action:
     """Stores changes to an action and keeps the device's `lastAction` on its newest one."""
     updated = _replace(action, **changes)
     await tx.actions.update(action.id, **changes)
@@ -71,7 +78,7 @@ async def record_action(tx: UnitOfWork, action: Action, **changes: Any) -> Actio
 
 
 async def _update_device_and_last_action(
-    tx: UnitOfWork, action: Action, device_changes: dict[str, Any]
+    tx: PushUnitOfWork, action: Action, device_changes: dict[str, Any]
 ) -> None:
     """`device_changes`, and `lastAction` while this action is the device's newest: one
     statement in the usual case, two when a newer action exists and there are changes."""
@@ -91,6 +98,35 @@ def _replace(action: Action, **changes: Any) -> Action:
     return replace(action, **changes)
 
 
+def _refused_changes(
+    action: Action,
+    failure: DriverError,
+    now: datetime,
+    next_try: datetime | None,
+    *,
+    immediate: bool,
+) -> dict[str, Any]:
+    """The action's changes when the device refused: deferred until `next_try`, or failed.
+    An immediate push is never deferred: any refusal fails it at once."""
+    trigger = refusal_trigger(None if immediate else action.state, failure.retryable, next_try)
+    state = transition(action.state, trigger)
+    changes: dict[str, Any] = dict(
+        state=state, updated_at=now, tries=action.tries + 1, lease_owner=None, lease_until=None
+    )
+    if state is ActionState.DEFERRED:
+        changes.update(deferred_until=next_try, due_at=next_try, due_kind=DueKind.DISPATCH)
+    else:
+        changes.update(
+            due_at=None,
+            due_kind=None,
+            deferred_until=None,
+            error_code=failure.code,
+            error_message=failure.message,
+            result={"success": False, "errorCode": failure.code},
+        )
+    return changes
+
+
 class Dispatcher:
     def __init__(
         self,
@@ -100,8 +136,10 @@ class Dispatcher:
         changes: DeviceChangeFeed,
         retry_policy: RetryPolicy,
         immediate_backoff_s: tuple[float, ...] = (0.2, 1.0),
+        outbox: Outbox | None = None,
     ) -> None:
         self._uow = uow
+        self.outbox = outbox or Outbox(clock, EventDelays())
         self._drivers = drivers
         self._clock = clock
         self._changes = changes
@@ -173,7 +211,7 @@ class Dispatcher:
         state now."""
         if action.due_kind is DueKind.COMPLETE:
             return await self._drivers[device.driver].read(device, self._clock.now())
-        return await self._attempt(action, device, immediate=False)
+        return await self.attempt(action, device, immediate=False)
 
     async def _record(
         self,
@@ -230,6 +268,7 @@ class Dispatcher:
         await tx.actions.update_many(action_changes)
         await tx.devices.update_many(device_changes)
         await tx.devices.set_last_actions(last_actions)
+        await self.record_events(tx, [a for a in recorded if a is not None])
         return recorded
 
     # --- dispatch -------------------------------------------------------------------------
@@ -242,7 +281,7 @@ class Dispatcher:
             async with self._uow() as tx:
                 device = await tx.devices.get_device_by_id(action.device_id)
         assert device is not None
-        outcome = await self._attempt(action, device, immediate=immediate)
+        outcome = await self.attempt(action, device, immediate=immediate)
         async with self._uow() as tx:
             if isinstance(outcome, CommandReceipt):
                 recorded = await self._record_accepted(tx, action, owner, device, outcome)
@@ -259,7 +298,7 @@ class Dispatcher:
             return await self.complete(recorded, None), None
         return updated, None
 
-    async def _attempt(
+    async def attempt(
         self, action: Action, device: Device, *, immediate: bool
     ) -> CommandReceipt | DriverError:
         now = self._clock.now()
@@ -340,36 +379,35 @@ class Dispatcher:
         immediate: bool,
     ) -> Action | None:
         now = self._clock.now()
-        tries = action.tries + 1
         next_try = None
         if not immediate and failure.retryable:
             others = [
                 as_device_action(a, now) for a in await tx.actions.in_play(action.device_id, now)
             ]
             deadline = retry_deadline(as_device_action(action, now), others, now)
-            next_try = self._retry.next_try_at(tries, now, deadline)
-        # an immediate push is never deferred: any refusal fails it at once
-        trigger = refusal_trigger(None if immediate else action.state, failure.retryable, next_try)
-        state = transition(action.state, trigger)
-        changes: dict[str, Any] = dict(
-            state=state, updated_at=now, tries=tries, lease_owner=None, lease_until=None
-        )
-        if state is ActionState.DEFERRED:
-            changes.update(deferred_until=next_try, due_at=next_try, due_kind=DueKind.DISPATCH)
-        else:
-            changes.update(
-                due_at=None,
-                due_kind=None,
-                deferred_until=None,
-                error_code=failure.code,
-                error_message=failure.message,
-                result={"success": False, "errorCode": failure.code},
-            )
+            next_try = self._retry.next_try_at(action.tries + 1, now, deadline)
+        changes = _refused_changes(action, failure, now, next_try, immediate=immediate)
         if not await tx.actions.update(action.id, held_by=owner, **changes):
             return None
         updated = _replace(action, **changes)
         await _update_device_and_last_action(tx, updated, {})
+        await self.record_events(tx, [updated])
         return updated
+
+    async def dispatch_inline(
+        self, action: Action, device: Device
+    ) -> tuple[Action, dict[str, Any], DispatchFailure | None]:
+        """An immediate push to a driver that answers in process (`instant`): the call is
+        made inside the push's own transaction, so the action is stored once, already
+        answered. Returns the action, the device's changes, and the refusal if any."""
+        outcome = await self.attempt(action, device, immediate=True)
+        now = self._clock.now()
+        if isinstance(outcome, DriverError):
+            changes = _refused_changes(action, outcome, now, None, immediate=True)
+            failure = DispatchFailure(outcome.code, outcome.message)
+            return _replace(action, **changes), {}, failure
+        changes, on_device = self._accepted_changes(action, device, outcome, now)
+        return _replace(action, **changes), on_device, None
 
     # --- completion and window end ----------------------------------------------------------
     async def complete(self, action: Action, owner: str | None) -> Action:
@@ -394,7 +432,16 @@ class Dispatcher:
             return None
         updated = _replace(action, **changes)
         await _update_device_and_last_action(tx, updated, on_device)
+        await self.record_events(tx, [updated])
         return updated
+
+    async def record_events(self, tx: PushUnitOfWork, actions: Sequence[Action]) -> None:
+        """`push.completed` / `push.failed` for those of `actions` that just ended so, in
+        the transaction that ended them; the sender hears of them once it commits."""
+        events = self.outbox.push_events(actions)
+        if events:
+            await tx.events.add(events)
+            tx.after_commit(lambda: self.outbox.announce(events))
 
     def _completed_changes(
         self, action: Action, reading: DeviceReading, now: datetime

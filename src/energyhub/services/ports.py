@@ -3,7 +3,8 @@ them; tests pass fakes."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from types import TracebackType
 from typing import Any, Protocol, Self
@@ -12,7 +13,14 @@ from energyhub.domain.accounts import Account, ApiKey, Environment
 from energyhub.domain.actions import Action
 from energyhub.domain.capabilities import DeviceType
 from energyhub.domain.clock import Clock
+from energyhub.domain.deliveries import DueDelivery, WebhookDelivery, WebhookEndpoint
 from energyhub.domain.devices import Device, User, Vehicle
+from energyhub.domain.events import OutboxEvent
+from energyhub.domain.linking import LinkedAccount, LinkSession
+from energyhub.domain.schedules import ScheduleState
+from energyhub.domain.sessions import ChargingSession, SessionPage, SessionQuery
+from energyhub.domain.vendors import OfferedDevice, SignIn, Vendor
+from energyhub.domain.webhooks import EventType
 from energyhub.drivers.base import CommandReceipt, CommandRequest, DeviceReading
 
 __all__ = [
@@ -21,13 +29,25 @@ __all__ = [
     "Clock",
     "DeviceDriver",
     "DeviceRepository",
+    "LinkingRepository",
+    "PushUnitOfWork",
+    "PushUnitOfWorkFactory",
+    "ScheduleRepository",
+    "SessionRepository",
+    "StoredSchedule",
     "UnitOfWork",
     "UnitOfWorkFactory",
+    "VendorConnector",
+    "WebhookRepository",
 ]
 
 
 class DeviceDriver(Protocol):
-    """One protocol family (sandbox, OCPP, SunSpec) behind one interface."""
+    """One protocol family (sandbox, OCPP, SunSpec) behind one interface. `instant`: its
+    calls never leave the process (the sandbox), so a push may make them inside its own
+    transaction; a driver that talks to hardware is called outside transactions."""
+
+    instant: bool
 
     async def read(self, device: Device, now: datetime) -> DeviceReading: ...
 
@@ -100,6 +120,7 @@ class ActionRepository(Protocol):
     async def add(self, action: Action) -> None: ...
     async def get(self, account_id: str, environment: str, action_id: str) -> Action | None: ...
     async def get_by_id(self, action_id: str) -> Action | None: ...
+    async def waiting_for_schedule(self, schedule_id: str) -> Sequence[Action]: ...
     async def list(
         self,
         account_id: str,
@@ -121,6 +142,179 @@ class ActionRepository(Protocol):
     async def next_due_at(self) -> datetime | None: ...
 
 
+class EventRepository(Protocol):
+    """The webhook outbox: events written in the transaction of the change that causes them."""
+
+    async def add(self, events: Sequence[OutboxEvent]) -> None: ...
+
+
+class WebhookRepository(Protocol):
+    """Webhook endpoints, the outbox's fan-out and the delivery queue (CONTRACT 9)."""
+
+    async def add_endpoint(self, endpoint: WebhookEndpoint) -> None: ...
+    async def get_endpoint(
+        self, account_id: str, environment: str, endpoint_id: str
+    ) -> WebhookEndpoint | None: ...
+    async def list_endpoints(self, account_id: str, environment: str) -> list[WebhookEndpoint]: ...
+    async def set_secret(self, endpoint_id: str, secret: str) -> None: ...
+    async def delete_endpoint(
+        self, account_id: str, environment: str, endpoint_id: str, at: datetime
+    ) -> bool: ...
+    async def due_events(self, now: datetime, limit: int) -> list[OutboxEvent]: ...
+    async def active_endpoints(self, account_ids: Sequence[str]) -> list[WebhookEndpoint]: ...
+    async def add_deliveries(
+        self,
+        deliveries: Sequence[WebhookDelivery],
+        lease_owner: str | None = None,
+        lease_until: datetime | None = None,
+    ) -> None: ...
+    async def mark_fanned_out(self, event_ids: Sequence[str], at: datetime) -> None: ...
+    async def claim_due(
+        self, owner: str, now: datetime, lease_until: datetime, limit: int
+    ) -> list[DueDelivery]: ...
+    async def extend_leases(
+        self, owner: str, delivery_ids: Sequence[str], lease_until: datetime
+    ) -> None: ...
+    async def record_attempts(self, owner: str, results: Sequence[dict[str, Any]]) -> None: ...
+    async def next_due_at(self) -> datetime | None: ...
+    async def get_delivery(
+        self, account_id: str, environment: str, delivery_id: str
+    ) -> WebhookDelivery | None: ...
+    async def list_deliveries(
+        self,
+        account_id: str,
+        environment: str,
+        endpoint_id: str | None,
+        status: str | None,
+        offset: int,
+        limit: int,
+    ) -> tuple[list[WebhookDelivery], int]: ...
+    async def request_attempt(self, delivery_id: str, at: datetime) -> None: ...
+
+
+class SessionRepository(Protocol):
+    """Charging sessions by id, as chargers report them (spec 2.6, 4.8)."""
+
+    async def get_many(self, session_ids: Sequence[str]) -> dict[str, ChargingSession]: ...
+    async def active(self, device_id: str) -> Sequence[ChargingSession]: ...
+    async def upsert(self, sessions: Sequence[ChargingSession], now: datetime) -> None: ...
+    async def page(self, device_id: str, query: SessionQuery) -> SessionPage: ...
+
+
+@dataclass(frozen=True, slots=True)
+class StoredSchedule:
+    """A schedule as stored: the accepted body (`spec`, as `schedule_body` renders it) and
+    how far its occurrences have been made into actions. `due_at`: when the scheduler
+    looks at it next (plan ahead, or move `nextFireAt` on); it doubles as a lease."""
+
+    id: str
+    device_id: str
+    account_id: str
+    environment: str
+    state: ScheduleState
+    spec: dict[str, Any]
+    planned_until: datetime | None
+    skipped: list[dict[str, Any]]
+    created_at: datetime
+    updated_at: datetime
+    due_at: datetime | None = None
+
+
+class ScheduleRepository(Protocol):
+    async def add(self, schedule: StoredSchedule) -> None: ...
+    async def current(self, device_id: str) -> StoredSchedule | None: ...
+    async def update(
+        self, schedule_id: str, expected: Mapping[str, Any] | None = None, **values: Any
+    ) -> bool: ...
+    async def claim_due(
+        self, now: datetime, lease_until: datetime, limit: int
+    ) -> Sequence[StoredSchedule]: ...
+    async def next_due_at(self) -> datetime | None: ...
+    async def occurrence_starts(
+        self, schedule_id: str, start: datetime, end: datetime
+    ) -> Sequence[datetime]: ...
+
+
+class LinkingRepository(Protocol):
+    """Link sessions and linked accounts (spec 1.6, CONTRACT 8)."""
+
+    async def add_session(self, session: LinkSession, token_hash: str) -> None: ...
+    async def session_by_token_hash(self, token_hash: str) -> LinkSession | None: ...
+    async def advance_session(self, session: LinkSession, expected_nonce: str) -> bool: ...
+    async def add_linked_account(self, account: LinkedAccount) -> None: ...
+    async def get_linked_account(
+        self, account_id: str, environment: Environment, linked_account_id: str
+    ) -> LinkedAccount | None: ...
+    async def active_linked_account(
+        self, account_id: str, environment: Environment, user_id: str, vendor: str, external_id: str
+    ) -> LinkedAccount | None: ...
+    async def list_linked_accounts(
+        self, account_id: str, environment: Environment, user_id: str
+    ) -> list[LinkedAccount]: ...
+    async def update_linked_account(self, linked_account_id: str, **values: Any) -> None: ...
+    async def credentials_page(self, after_pk: int, limit: int) -> list[tuple[int, str, str]]: ...
+    async def device_ids_of(self, linked_account_ids: Sequence[str]) -> dict[str, list[str]]: ...
+    async def find_linked_device(
+        self,
+        account_id: str,
+        environment: Environment,
+        user_id: str,
+        vendor: str,
+        vendor_device_id: str,
+    ) -> str | None: ...
+    async def attach_device(
+        self, device_id: str, linked_account_id: str, vendor_device_id: str, now: datetime
+    ) -> None: ...
+
+
+class VendorConnector(Protocol):
+    """Signs a user in at a vendor and lists the devices there (spec 1.6). The sandbox's
+    connector simulates vendors; live ones sit on the OCPP and SunSpec drivers. Refusals
+    raise `VendorRefusal` with a message for the user."""
+
+    async def sign_in(self, vendor: Vendor, credentials: Mapping[str, Any]) -> SignIn: ...
+
+    async def code_matches(
+        self, vendor: Vendor, credentials: Mapping[str, Any], code: str
+    ) -> bool: ...
+
+    async def devices(
+        self, vendor: Vendor, credentials: Mapping[str, Any]
+    ) -> Sequence[OfferedDevice]: ...
+
+    async def new_device(
+        self,
+        vendor: Vendor,
+        offered: OfferedDevice,
+        credentials: Mapping[str, Any],
+        owner: DeviceOwner,
+    ) -> NewDevice:
+        """The device for a newly linked `offered` device (live connectors commission it)."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class NewDevice:
+    """A device a link made. `stored`: the connector stored it already (a live driver's
+    commissioning), else linking stores it. `event`: the `device.*` event linking sends for
+    it; None when the connector sent its own."""
+
+    device: Device
+    stored: bool = False
+    event: EventType | None = EventType.DEVICE_CONNECTED
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceOwner:
+    """Whose a newly linked device is, and when and under which id it is made."""
+
+    device_id: str
+    account_id: str
+    environment: Environment
+    user_id: str
+    now: datetime
+
+
 class UnitOfWork(Protocol):
     """One transaction: everything done through its repositories commits or rolls back."""
 
@@ -130,6 +324,25 @@ class UnitOfWork(Protocol):
     def devices(self) -> DeviceRepository: ...
     @property
     def actions(self) -> ActionRepository: ...
+    @property
+    def events(self) -> EventRepository: ...
+    @property
+    def webhooks(self) -> WebhookRepository: ...
+    @property
+    def sessions(self) -> SessionRepository: ...
+    @property
+    def schedules(self) -> ScheduleRepository: ...
+    @property
+    def linking(self) -> LinkingRepository: ...
+
+    def after_commit(self, callback: Callable[[], None]) -> None:
+        """Runs `callback` once the transaction has committed."""
+        ...
+
+    async def device_for_push(
+        self, account_id: str, environment: Environment, device_id: str, now: datetime
+    ) -> tuple[Device, Sequence[Action]] | None: ...
+    async def add_action(self, action: Action, device_changes: dict[str, Any]) -> None: ...
 
     async def __aenter__(self) -> Self: ...
     async def __aexit__(
@@ -142,3 +355,60 @@ class UnitOfWork(Protocol):
 
 class UnitOfWorkFactory(Protocol):
     def __call__(self) -> UnitOfWork: ...
+
+
+class PushDevices(Protocol):
+    """What a push does to devices: the full repository has it, and so has the lean
+    PostgreSQL one of the push hot path."""
+
+    async def get_device(
+        self, account_id: str, environment: Environment, device_id: str, *, lock: bool = False
+    ) -> Device | None: ...
+    async def update_device(self, device_id: str, **values: Any) -> None: ...
+    async def update_device_if(
+        self, device_id: str, expected: dict[str, Any], **values: Any
+    ) -> bool: ...
+
+
+class PushActions(Protocol):
+    async def in_play(self, device_id: str, now: datetime) -> Sequence[Action]: ...
+    async def update(
+        self, action_id: str, *, held_by: str | None = None, **values: Any
+    ) -> bool: ...
+
+
+class PushUnitOfWork(Protocol):
+    """One transaction with what a push needs."""
+
+    @property
+    def devices(self) -> PushDevices: ...
+    @property
+    def actions(self) -> PushActions: ...
+    @property
+    def events(self) -> EventRepository: ...
+
+    def after_commit(self, callback: Callable[[], None]) -> None:
+        """Runs `callback` once the transaction has committed."""
+        ...
+
+    async def device_for_push(
+        self, account_id: str, environment: Environment, device_id: str, now: datetime
+    ) -> tuple[Device, Sequence[Action]] | None:
+        """The device, locked until the transaction ends, with its actions in play."""
+        ...
+
+    async def add_action(self, action: Action, device_changes: dict[str, Any]) -> None:
+        """A new action, and its device's changes."""
+        ...
+
+    async def __aenter__(self) -> Self: ...
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None: ...
+
+
+class PushUnitOfWorkFactory(Protocol):
+    def __call__(self) -> PushUnitOfWork: ...

@@ -2,25 +2,44 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+from typing import Any
+
 from energyhub.domain.accounts import Environment, Principal
 from energyhub.domain.capabilities import DeviceType
 from energyhub.domain.clock import Clock
 from energyhub.domain.devices import Device
-from energyhub.domain.errors import InvalidRequest, SandboxOnly
+from energyhub.domain.errors import DeviceNotFound, InvalidRequest, SandboxOnly
+from energyhub.domain.events import device_event
+from energyhub.domain.vendors import VENDORS_BY_ID
+from energyhub.domain.webhooks import EventType
+from energyhub.drivers.sandbox.devices import SANDBOX_DRIVER, new_sandbox_device
 from energyhub.drivers.sandbox.profiles import profile_for
 from energyhub.services.devices import DeviceService, DeviceView
 from energyhub.services.ids import new_id
-from energyhub.services.ports import UnitOfWorkFactory
+from energyhub.services.linking import LinkingService
+from energyhub.services.outbox import Outbox
+from energyhub.services.ports import UnitOfWork, UnitOfWorkFactory
 
-SANDBOX_DRIVER = "sandbox"
+__all__ = ["DEFAULT_TIMEZONE", "SANDBOX_DRIVER", "SandboxService"]
+
 DEFAULT_TIMEZONE = "Europe/Berlin"
 
 
 class SandboxService:
-    def __init__(self, uow: UnitOfWorkFactory, devices: DeviceService, clock: Clock) -> None:
+    def __init__(
+        self,
+        uow: UnitOfWorkFactory,
+        devices: DeviceService,
+        clock: Clock,
+        outbox: Outbox,
+        linking: LinkingService | None = None,
+    ) -> None:
         self._uow = uow
         self._devices = devices
         self._clock = clock
+        self._outbox = outbox
+        self._linking = linking
 
     async def create_device(
         self,
@@ -42,32 +61,94 @@ class SandboxService:
                 errors=[{"path": "profile", "message": "unknown profile for this device type"}],
             ) from None
         now = self._clock.now()
-        device = Device(
-            id=new_id(),
+        device = new_sandbox_device(
+            profile,
+            device_id=new_id(),
             account_id=principal.account_id,
             environment=principal.environment,
             user_id=user_id,
-            type=device_type,
-            vendor=profile.vendor,
-            model=profile.model,
-            driver=SANDBOX_DRIVER,
-            profile=profile.name,
             timezone=timezone,
-            capabilities=profile.capabilities,
-            settings=profile.capabilities.default_settings(),
-            state={},
-            sim=None,
-            available=True,
-            last_pulled_at=None,
-            last_action=None,
-            current_schedule=None,
-            vehicle_id=new_id() if profile.has_vehicle else None,
-            created_at=now,
-            updated_at=now,
+            now=now,
         )
         async with self._uow() as tx:
             await tx.devices.ensure_user(
                 principal.account_id, principal.environment, user_id, email, now
             )
             await tx.devices.add_device(device)
+            await self._record(tx, device, EventType.DEVICE_CONNECTED)
         return await self._devices.pull(device)
+
+    async def disconnect(self, principal: Principal, device_id: str, base_url: str) -> Device:
+        """The simulated vendor stops accepting the device's credentials: it reads as
+        unavailable from its next pull, pushes fail, and `device.disconnected` goes out with
+        a new link session's URL (`base_url` is the service's public address)."""
+        return await self._set_connected(principal, device_id, connected=False, base_url=base_url)
+
+    async def reconnect(self, principal: Principal, device_id: str) -> Device:
+        """The user linked the device again: `device.reconnected`."""
+        return await self._set_connected(principal, device_id, connected=True)
+
+    async def _set_connected(
+        self, principal: Principal, device_id: str, *, connected: bool, base_url: str = ""
+    ) -> Device:
+        if principal.environment is not Environment.SANDBOX:
+            raise SandboxOnly()
+        now = self._clock.now()
+        async with self._uow() as tx:
+            device = await tx.devices.get_device(
+                principal.account_id, principal.environment, device_id, lock=True
+            )
+            if device is None or device.type is DeviceType.VEHICLE:
+                raise DeviceNotFound(device_id)
+            changes: dict[str, Any] = {"disconnected_at": None if connected else now}
+            if connected:
+                changes["last_pulled_at"] = None  # read it afresh
+            await tx.devices.update_device(device_id, updated_at=now, **changes)
+            device = replace(device, updated_at=now, **changes)
+            event = EventType.DEVICE_RECONNECTED if connected else EventType.DEVICE_DISCONNECTED
+            relink = None if connected else await self._relink_url(tx, device, base_url)
+            await self._record(tx, device, event, relink)
+        self._devices.changed(device_id)
+        return device
+
+    async def _relink_url(self, tx: UnitOfWork, device: Device, base_url: str) -> str | None:
+        """A link session for the device's user (and vendor, when it is one of the Link UI's)
+        where they can link it again."""
+        account = await tx.accounts.get_account(device.account_id)
+        if self._linking is None or account is None:
+            return None
+        vendor = device.vendor if device.vendor in VENDORS_BY_ID else None
+        created = await self._linking.add_session(
+            tx,
+            account,
+            device.environment,
+            device.user_id,
+            None,
+            None,
+            vendor,
+            base_url,
+            self._clock.now(),
+        )
+        return created.url
+
+    async def _record(
+        self,
+        tx: UnitOfWork,
+        device: Device,
+        event: EventType,
+        reconnection_url: str | None = None,
+    ) -> None:
+        """The `device.*` event, in the transaction of the change."""
+        payload = device_event(
+            event,
+            device_id=device.id,
+            device_type=device.type,
+            user_id=device.user_id,
+            vendor=device.vendor,
+            linked_account_id=None,  # sandbox devices made by this route have no linked account
+            occurred_at=self._clock.now(),
+            reconnection_url=reconnection_url,
+        )
+        made = self._outbox.event(device.account_id, device.environment.value, event, payload)
+        await tx.events.add([made])
+        tx.after_commit(lambda: self._outbox.announce([made]))

@@ -9,6 +9,7 @@ import contextlib
 import logging
 import socket
 import uuid
+from datetime import datetime, timedelta
 
 from energyhub.domain.clock import Clock
 from energyhub.services.dispatch import Dispatcher
@@ -23,11 +24,15 @@ class DispatcherWorker:
         self._max_sleep_s = max_sleep_s
         self._wakeup = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
+        self._sleeping_until: datetime | None = None
         self.owner = f"worker:{socket.gethostname()}:{uuid.uuid4().hex[:8]}"
 
-    def wake(self) -> None:
-        """Something due earlier may exist now: look again."""
-        self._wakeup.set()
+    def wake(self, due_at: datetime | None = None) -> None:
+        """Something may be due earlier than the loop sleeps: look again. Work due after
+        the loop wakes anyway does not interrupt it (a push a millisecond must not)."""
+        until = self._sleeping_until
+        if due_at is None or until is None or due_at < until:
+            self._wakeup.set()
 
     def start(self) -> None:
         if self._task is None:
@@ -53,5 +58,7 @@ class DispatcherWorker:
                 delay = self._max_sleep_s
             if next_due is not None:
                 delay = min(delay, max(0.0, (next_due - self._clock.now()).total_seconds()))
+            self._sleeping_until = self._clock.now() + timedelta(seconds=delay)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wakeup.wait(), delay)
+            self._sleeping_until = None

@@ -20,7 +20,7 @@ from energyhub.api.schemas import (
     SettingIn,
     SettingsData,
 )
-from energyhub.domain.actions import ActionState
+from energyhub.domain.actions import Action, ActionState
 from energyhub.domain.capabilities import DeviceType
 from energyhub.domain.quantities import Quantity
 from energyhub.services.actions import PushRequest
@@ -42,7 +42,15 @@ async def _push(
     device_id: str,
     body: PushBody,
 ) -> Response:
-    request = PushRequest(
+    action = await services.actions.push(caller, kind, device_id, push_request(body))
+    return success_response(
+        action_body(action), context, caller.environment.value, services.clock, push_status(action)
+    )
+
+
+def push_request(body: PushBody) -> PushRequest:
+    """The push as the service takes it (also used by the gateway's fast path)."""
+    return PushRequest(
         command=body.action.command,
         parameters={k: Quantity(q.value, q.unit) for k, q in body.action.parameters.items()},
         start=body.start,
@@ -50,11 +58,11 @@ async def _push(
         on_conflict=body.onConflict,
         simulated_failure=None if body.sandbox is None else body.sandbox.errorCode,
     )
-    action = await services.actions.push(caller, kind, device_id, request)
-    status = 202 if action.state is ActionState.SCHEDULED else 200
-    return success_response(
-        action_body(action), context, caller.environment.value, services.clock, status
-    )
+
+
+def push_status(action: Action) -> int:
+    """202 for a push that waits for its start, 200 otherwise."""
+    return 202 if action.state is ActionState.SCHEDULED else 200
 
 
 @router.post(

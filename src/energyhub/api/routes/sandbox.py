@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from typing import Any
+
+from fastapi import APIRouter, Request
 from starlette.responses import Response
 
 from energyhub.api.deps import Caller, Context, Services
@@ -10,16 +12,19 @@ from energyhub.api.envelope import success_response
 from energyhub.api.representations import device_body
 from energyhub.api.routes.devices import DeviceId
 from energyhub.api.routes.docs import errors
+from energyhub.api.routes.linking import public_base
 from energyhub.api.schemas import (
     BatteryDevice,
     Envelope,
     EvChargerDevice,
+    SandboxConnection,
     SandboxDeviceRequest,
     VppLock,
     VppLockBody,
 )
 from energyhub.domain.capabilities import DeviceType
 from energyhub.domain.clock import isoformat_utc
+from energyhub.domain.devices import Device
 from energyhub.services.sandbox import DEFAULT_TIMEZONE
 
 router = APIRouter(prefix="/sandbox", tags=["sandbox"])
@@ -62,3 +67,43 @@ async def lock_for_vpp(
     device = await services.actions.lock_for_vpp(caller, deviceId, body.until)
     data = {"deviceId": device.id, "vppLockedUntil": isoformat_utc(body.until)}
     return success_response(data, context, caller.environment.value, services.clock)
+
+
+@router.post(
+    "/devices/{deviceId}/disconnect",
+    response_model=Envelope[SandboxConnection],
+    responses=errors(403),
+)
+async def disconnect_sandbox_device(
+    request: Request, services: Services, context: Context, caller: Caller, deviceId: DeviceId
+) -> Response:
+    """The simulated manufacturer stops accepting the device's credentials: the device is
+    unavailable from its next pull, pushes fail with CREDENTIALS_INVALID, and
+    `device.disconnected` is sent."""
+    base = public_base(request, services.settings)
+    device = await services.sandbox.disconnect(caller, deviceId, base)
+    return success_response(_connection(device), context, caller.environment.value, services.clock)
+
+
+@router.post(
+    "/devices/{deviceId}/reconnect",
+    response_model=Envelope[SandboxConnection],
+    responses=errors(403),
+)
+async def reconnect_sandbox_device(
+    services: Services, context: Context, caller: Caller, deviceId: DeviceId
+) -> Response:
+    """The user linked the device again: it works from its next pull, and
+    `device.reconnected` is sent."""
+    device = await services.sandbox.reconnect(caller, deviceId)
+    return success_response(_connection(device), context, caller.environment.value, services.clock)
+
+
+def _connection(device: Device) -> dict[str, Any]:
+    return {
+        "deviceId": device.id,
+        "connected": device.disconnected_at is None,
+        "disconnectedAt": None
+        if device.disconnected_at is None
+        else isoformat_utc(device.disconnected_at),
+    }

@@ -1,0 +1,61 @@
+"""Pydantic models of the linking routes (CONTRACT 8), for request validation and the
+OpenAPI document; responses are serialised by hand in `api/routes/linking.py`."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from energyhub.domain.linking import MAX_REDIRECT_URI
+from energyhub.domain.vendors import VENDORS
+
+# absolute http(s), no user name or password, no #fragment (the outcome goes in the query)
+REDIRECT_URI_PATTERN = r"^https?://[A-Za-z0-9.\-]+(:[0-9]{1,5})?([/?][^\s#]*)?$"
+
+
+class LinkSessionCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    userId: str = Field(min_length=1, max_length=200, description="Your id of the end user.")
+    email: str | None = Field(default=None, max_length=320, pattern=r"^[^@\s]+@[^@\s]+$")
+    redirectUri: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=MAX_REDIRECT_URI,
+        pattern=REDIRECT_URI_PATTERN,
+        description="Where the flow sends the user when it ends, with the outcome added to "
+        "the query: `status=success&linkedAccountId=...`, `status=revoked&linkedAccountId="
+        "...`, or `status=error&error=user_cancelled|consent_denied|link_expired`.",
+    )
+    vendor: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=100,
+        description="Start the flow at this vendor's sign-in; omit to let the user choose. "
+        "Sandbox keys link the `sandbox-*` vendors, live keys `ocpp` and `sunspec` "
+        "(403 `SANDBOX_ONLY` / `LIVE_ONLY` otherwise).",
+        json_schema_extra={"enum": [v.id for v in VENDORS]},
+    )
+
+
+class LinkSession(BaseModel):
+    linkUrl: str = Field(description="Send the end user here: the hosted Link UI.")
+    linkToken: str = Field(description="Single use; shown once.")
+    expiresAt: str
+
+
+class LinkedAccount(BaseModel):
+    id: str
+    userId: str
+    vendor: str
+    vendorName: str
+    deviceType: Literal["battery", "ev-charger"] | None
+    status: Literal["active", "revoked"]
+    createdAt: str
+    revokedAt: str | None
+    deviceIds: list[str]
+
+
+class LinkedAccounts(BaseModel):
+    items: list[LinkedAccount]

@@ -1,0 +1,84 @@
+"""OCPP security profile 1: HTTP Basic auth at the websocket handshake, the user name being
+the charge point id. Passwords are stored as salted scrypt hashes; a password verified once
+is remembered in memory as a keyed digest, so a reconnect storm costs no scrypt runs."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+import hashlib
+import hmac
+import secrets
+
+SCRYPT_N, SCRYPT_R, SCRYPT_P = 2**14, 8, 1
+_MAXMEM = 64 * 1024 * 1024
+MIN_PASSWORD, MAX_PASSWORD = 16, 40  # OCPP 2.0.1 BasicAuthPassword; 1.6 keys fit too
+
+
+def hash_password(password: str) -> str:
+    salt = secrets.token_bytes(16)
+    digest = _scrypt(password, salt, SCRYPT_N, SCRYPT_R, SCRYPT_P)
+    return "$".join(
+        (
+            "scrypt",
+            str(SCRYPT_N),
+            str(SCRYPT_R),
+            str(SCRYPT_P),
+            base64.b64encode(salt).decode(),
+            base64.b64encode(digest).decode(),
+        )
+    )
+
+
+def verify_password(password: str, stored: str) -> bool:
+    try:
+        scheme, n, r, p, salt, digest = stored.split("$")
+        if scheme != "scrypt":
+            return False
+        expected = base64.b64decode(digest)
+        actual = _scrypt(password, base64.b64decode(salt), int(n), int(r), int(p))
+    except (ValueError, binascii.Error):
+        return False
+    return hmac.compare_digest(actual, expected)
+
+
+def _scrypt(password: str, salt: bytes, n: int, r: int, p: int) -> bytes:
+    return hashlib.scrypt(password.encode(), salt=salt, n=n, r=r, p=p, maxmem=_MAXMEM, dklen=32)
+
+
+def basic_credentials(authorization: str | None) -> tuple[str, str] | None:
+    """(user, password) from an `Authorization: Basic ...` header, or None."""
+    if not authorization:
+        return None
+    scheme, _, encoded = authorization.partition(" ")
+    if scheme.lower() != "basic" or not encoded:
+        return None
+    try:
+        decoded = base64.b64decode(encoded.strip(), validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError):
+        return None
+    user, sep, password = decoded.partition(":")
+    return (user, password) if sep else None
+
+
+class PasswordChecker:
+    """Verifies handshake passwords: scrypt runs one at a time in a thread (its 16 MiB each
+    would otherwise add up under a reconnect storm), and a success is remembered as an
+    HMAC under a per-process key, keyed by the stored hash (a new password forgets it)."""
+
+    def __init__(self) -> None:
+        self._key = secrets.token_bytes(32)
+        self._verified: dict[str, bytes] = {}
+        self._lock = asyncio.Lock()
+
+    async def check(self, password: str, stored: str) -> bool:
+        mark = hmac.new(self._key, password.encode(), hashlib.sha256).digest()
+        known = self._verified.get(stored)
+        if known is not None:
+            return hmac.compare_digest(known, mark)
+        async with self._lock:
+            ok = await asyncio.to_thread(verify_password, password, stored)
+        if ok:
+            self._verified[stored] = mark
+        return ok

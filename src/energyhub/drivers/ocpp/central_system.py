@@ -1,0 +1,322 @@
+"""The OCPP central system inside the service: the websocket route `/ocpp/{chargePointId}`
+on the same server, HTTP Basic auth at the handshake (security profile 1), one connection
+per charge point (a new one replaces the old), offline detection after missed heartbeats,
+and what the chargers report written to the database in batches."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from ocpp import messages as ocpp_messages  # type: ignore[import-untyped]
+from pydantic_settings import BaseSettings, SettingsConfigDict
+from starlette.responses import Response
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from energyhub.domain.clock import Clock
+from energyhub.domain.sessions import ChargingSession
+from energyhub.drivers.ocpp import mapping
+from energyhub.drivers.ocpp.auth import PasswordChecker, basic_credentials
+from energyhub.drivers.ocpp.link import WebSocketConnection
+from energyhub.drivers.ocpp.station import Station
+from energyhub.drivers.ocpp.store import ChargePointRecord, ChargePointStore
+from energyhub.drivers.ocpp.v16 import V16Link
+from energyhub.drivers.ocpp.v201 import V201Link
+
+log = logging.getLogger(__name__)
+
+OCPP_PATH = "/ocpp/{charge_point_id}"
+REPLACED = 4000  # close code: a newer connection of the same charge point took over
+SILENT = 4001  # close code: missed heartbeats
+
+
+@dataclass(frozen=True, slots=True)
+class OcppConfig:
+    heartbeat_s: int = 60  # the interval BootNotification hands out
+    missed_heartbeats: float = 2.5  # silent this many intervals: offline
+    response_timeout_s: float = 10.0  # each call; a command makes at most two
+    id_tag: str = "energyhub"  # the idTag of remote starts
+    flush_s: float = 0.25  # reports are written at most this late, in one transaction
+
+    @property
+    def offline_after(self) -> timedelta:
+        return timedelta(seconds=self.heartbeat_s * self.missed_heartbeats)
+
+
+class OcppSettings(BaseSettings):
+    """`ENERGYHUB_OCPP_*` (docs/hardware.md)."""
+
+    model_config = SettingsConfigDict(env_prefix="ENERGYHUB_OCPP_", extra="ignore")
+
+    heartbeat_s: int = 60
+    missed_heartbeats: float = 2.5
+    response_timeout_s: float = 10.0
+    id_tag: str = "energyhub"
+
+    def config(self) -> OcppConfig:
+        return OcppConfig(
+            heartbeat_s=self.heartbeat_s,
+            missed_heartbeats=self.missed_heartbeats,
+            response_timeout_s=self.response_timeout_s,
+            id_tag=self.id_tag,
+        )
+
+
+class CentralSystem:
+    def __init__(
+        self,
+        store: ChargePointStore,
+        clock: Clock,
+        config: OcppConfig | None = None,
+        on_device_changed: Callable[[str], None] | None = None,
+    ) -> None:
+        self.config = config or OcppConfig()
+        self._store = store
+        self._clock = clock
+        self._on_device_changed = on_device_changed or (lambda _id: None)
+        self._checker = PasswordChecker()
+        self._stations: dict[str, Station] = {}  # by charge point id
+        self._by_device: dict[str, Station] = {}
+        self._dirty_records: dict[str, Station] = {}
+        self._dirty_devices: dict[str, Station] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._wake = asyncio.Event()
+        self._progress = asyncio.Event()  # replaced on every report: `wait_ready` wakes
+        self._runner: asyncio.Task[None] | None = None
+        self._flush_lock = asyncio.Lock()
+        # Frames are small: validating them inline costs less than the `ocpp` package's
+        # default hop to a thread pool, whose threads' malloc arenas cost ~1 MB a charger.
+        ocpp_messages.ASYNC_VALIDATION = False
+        # the `ocpp` package logs every frame at INFO: far too much for a fleet
+        logging.getLogger("ocpp").setLevel(max(logging.WARNING, logging.getLogger("ocpp").level))
+
+    # --- lookups -----------------------------------------------------------------------------
+    def station_for_device(self, device_id: str) -> Station | None:
+        return self._by_device.get(device_id)
+
+    def station(self, charge_point_id: str) -> Station | None:
+        return self._stations.get(charge_point_id)
+
+    async def wait_ready(self, charge_point_id: str) -> Station:
+        """Once the charger is connected and its declaration is known (tests and tools
+        bound the wait with `asyncio.timeout`)."""
+        while True:
+            progress = self._progress
+            station = self._stations.get(charge_point_id)
+            if station is not None and station.online and station.ready.is_set():
+                return station
+            await progress.wait()
+
+    async def wait_offline(self, charge_point_id: str) -> None:
+        """Once the charger has no connection (bounded by the caller, as `wait_ready`)."""
+        while True:
+            progress = self._progress
+            station = self._stations.get(charge_point_id)
+            if station is None or not station.online:
+                return
+            await progress.wait()
+
+    # --- the websocket route ------------------------------------------------------------------
+    async def endpoint(self, websocket: WebSocket) -> None:
+        charge_point_id = str(websocket.path_params["charge_point_id"])
+        record = await self._store.by_charge_point_id(charge_point_id)
+        if record is None:
+            await _deny(websocket, 404, "Unknown charge point: commission it first.")
+            return
+        credentials = basic_credentials(websocket.headers.get("authorization"))
+        if (
+            credentials is None
+            or credentials[0] != charge_point_id
+            or not await self._checker.check(credentials[1], record.password_hash)
+        ):
+            await _deny(
+                websocket,
+                401,
+                "Wrong or missing password (HTTP Basic, user = charge point id).",
+                {"www-authenticate": 'Basic realm="energyhub-ocpp"'},
+            )
+            return
+        offered = list(websocket.scope.get("subprotocols") or [])
+        protocol = next((p for p in mapping.SUBPROTOCOLS if p in offered), None)
+        if protocol is None:
+            await _deny(websocket, 400, "Offer the subprotocol ocpp1.6 or ocpp2.0.1.")
+            return
+        await websocket.accept(subprotocol=protocol)
+        station = self._station(record)
+        connection = WebSocketConnection(websocket, station.seen)
+        link = self._link(protocol, station, connection)
+        previous = station.link
+        station.attach(link)
+        if previous is not None:
+            await previous.close(REPLACED, "replaced by a newer connection")
+        self.changed(station)
+        try:
+            await link.start()
+        except (WebSocketDisconnect, ConnectionError, RuntimeError, OSError):
+            pass
+        finally:
+            link.closed.set()
+            if station.detach(link):
+                log.info("%s disconnected", charge_point_id)
+
+    def _station(self, record: ChargePointRecord) -> Station:
+        station = self._stations.get(record.charge_point_id)
+        if station is None:
+            station = Station(record, self._clock, self, id_tag=self.config.id_tag)
+            self._stations[record.charge_point_id] = station
+            self._by_device[record.device_id] = station
+        else:
+            station.record.password_hash = record.password_hash
+        return station
+
+    def _link(self, protocol: str, station: Station, connection: WebSocketConnection) -> Any:
+        kind = V16Link if protocol == mapping.OCPP16 else V201Link
+        return kind(
+            station,
+            connection,
+            self._clock,
+            heartbeat_s=self.config.heartbeat_s,
+            response_timeout_s=self.config.response_timeout_s,
+            id_tag=self.config.id_tag,
+        )
+
+    # --- liveness -----------------------------------------------------------------------------
+    def check_liveness(self, now: datetime) -> list[str]:
+        """Closes the connections of chargers silent for longer than the missed heartbeats
+        allow; they read as `offline` until they connect again. Returns their ids."""
+        silent = []
+        for station in list(self._stations.values()):
+            link = station.link
+            seen = station.record.last_seen_at
+            if link is None or seen is None or now - seen <= self.config.offline_after:
+                continue
+            silent.append(station.record.charge_point_id)
+            station.detach(link)
+            self.spawn(link.close(SILENT, "missed heartbeats"), "ocpp-close-silent")
+        return silent
+
+    # --- StationEvents: what stations report ---------------------------------------------------
+    def changed(self, station: Station, *, device: bool = True) -> None:
+        self._dirty_records[station.record.charge_point_id] = station
+        if device:
+            self._dirty_devices[station.device_id] = station
+        self._wake.set()
+        self._progress.set()
+        self._progress = asyncio.Event()
+
+    async def persist(self, station: Station, session: ChargingSession | None) -> None:
+        """Now, before the charger hears back: a transaction's start or stop."""
+        now = self._clock.now()
+        self._dirty_records.pop(station.record.charge_point_id, None)
+        self._dirty_devices.pop(station.device_id, None)
+        await self._store.save(
+            [station.record],
+            [(station.device_id, self._device_changes(station, now))],
+            [] if session is None else [session],
+            now,
+        )
+        self._on_device_changed(station.device_id)
+
+    def spawn(self, work: Awaitable[None], name: str) -> None:
+        task: asyncio.Task[None] = asyncio.ensure_future(work)
+        task.set_name(name)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def _device_changes(self, station: Station, now: datetime) -> dict[str, Any]:
+        changes: dict[str, Any] = {
+            "state": station.state(station.record.control.get("command")),
+            "available": station.online,
+            "last_pulled_at": now,
+            "updated_at": now,
+        }
+        meta, station.device_meta = station.device_meta, {}
+        if meta.get("vendor"):
+            changes["vendor"] = str(meta["vendor"])[:100]
+        if meta.get("model"):
+            changes["model"] = str(meta["model"])[:200]
+        if "capabilities" in meta:
+            changes["capabilities"] = meta["capabilities"].to_json()
+        return changes
+
+    async def flush(self) -> None:
+        """Writes what changed since the last flush, in one transaction."""
+        async with self._flush_lock:
+            records, self._dirty_records = self._dirty_records, {}
+            devices, self._dirty_devices = self._dirty_devices, {}
+            if not records and not devices:
+                return
+            now = self._clock.now()
+            changes = [(d, self._device_changes(s, now)) for d, s in devices.items()]
+            sessions = [
+                s.session_of(s.record.transaction)
+                for s in devices.values()
+                if s.record.transaction is not None
+            ]
+            try:
+                await self._store.save([s.record for s in records.values()], changes, sessions, now)
+            except Exception:
+                log.exception("storing OCPP reports failed; retrying with the next flush")
+                for key, station in records.items():
+                    self._dirty_records.setdefault(key, station)
+                for key, station in devices.items():
+                    self._dirty_devices.setdefault(key, station)
+                return
+        for device_id in devices:
+            self._on_device_changed(device_id)
+
+    # --- lifecycle ----------------------------------------------------------------------------
+    def start(self) -> None:
+        if self._runner is None:
+            self._runner = asyncio.create_task(self._run(), name="ocpp-central-system")
+
+    async def _run(self) -> None:
+        check_every = max(0.05, min(5.0, self.config.heartbeat_s / 4))
+        while True:
+            try:
+                await asyncio.wait_for(self._wake.wait(), check_every)
+                await asyncio.sleep(self.config.flush_s)  # coalesce a burst of reports
+            except TimeoutError:
+                pass
+            self._wake.clear()
+            try:
+                self.check_liveness(self._clock.now())
+                await self.flush()
+            except Exception:
+                log.exception("OCPP central system step failed")
+
+    async def stop(self) -> None:
+        """Closes every connection and writes what is pending."""
+        if self._runner is not None:
+            self._runner.cancel()
+            await asyncio.gather(self._runner, return_exceptions=True)
+            self._runner = None
+        for station in list(self._stations.values()):
+            link = station.link
+            if link is not None:
+                station.detach(link)
+                await link.close(1001, "service stopping")
+        tasks = list(self._tasks)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        try:
+            await self.flush()
+        except Exception:
+            log.exception("final OCPP flush failed")
+
+
+async def _deny(
+    websocket: WebSocket, status: int, message: str, headers: dict[str, str] | None = None
+) -> None:
+    """Refuses the handshake with an HTTP status (websocket denial response)."""
+    if "websocket.http.response" in websocket.scope.get("extensions", {}):
+        await websocket.send_denial_response(
+            Response(message, status_code=status, headers=headers, media_type="text/plain")
+        )
+    else:
+        await websocket.close(1008, message)

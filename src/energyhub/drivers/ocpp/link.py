@@ -1,0 +1,140 @@
+"""What both OCPP versions share on a connection: the `ocpp` package's connection interface
+over a Starlette websocket, and calls to the charger with their failures turned into
+`DriverError` (offline, timeout, refused)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any, TypeVar, cast
+
+from ocpp import routing  # type: ignore[import-untyped]
+from ocpp.exceptions import OCPPError  # type: ignore[import-untyped]
+from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
+
+from energyhub.domain.clock import Clock
+from energyhub.domain.errors import DeviceOffline, DeviceRejected, DeviceTimeout
+from energyhub.drivers.base import DriverError
+
+log = logging.getLogger(__name__)
+
+ACCEPTED = "Accepted"
+Handler = TypeVar("Handler", bound=Callable[..., Any])
+
+
+def on(action: str) -> Callable[[Handler], Handler]:
+    """`ocpp.routing.on`, typed: the handler of a message the charger sends."""
+    return cast(Callable[[Handler], Handler], routing.on(action))
+
+
+def after(action: str) -> Callable[[Handler], Handler]:
+    """`ocpp.routing.after`, typed: runs as a task once the answer is sent."""
+    return cast(Callable[[Handler], Handler], routing.after(action))
+
+
+class WebSocketConnection:
+    """`recv`/`send` as `ocpp.ChargePoint` expects them, on a Starlette websocket;
+    `on_message` hears of every message received (liveness)."""
+
+    def __init__(self, websocket: WebSocket, on_message: Callable[[], None]) -> None:
+        self.websocket = websocket
+        self._on_message = on_message
+
+    async def recv(self) -> str:
+        while True:
+            message = await self.websocket.receive()
+            if message["type"] == "websocket.disconnect":
+                raise WebSocketDisconnect(message.get("code", 1000), message.get("reason"))
+            self._on_message()
+            text = message.get("text")
+            if text is not None:
+                return str(text)
+            data = message.get("bytes")
+            if data is not None:  # OCPP-J frames are text; tolerate a binary one
+                return bytes(data).decode("utf-8", errors="replace")
+
+    async def send(self, message: str) -> None:
+        if self.websocket.application_state is not WebSocketState.CONNECTED:
+            raise ConnectionError("websocket closed")
+        await self.websocket.send_text(message)
+
+    async def close(self, code: int, reason: str) -> None:
+        if self.websocket.application_state is WebSocketState.CONNECTED:
+            with contextlib.suppress(RuntimeError, OSError):
+                await self.websocket.close(code, reason)
+
+
+class LinkCalls:
+    """Mixed into the version's `ChargePoint`: calls that fail as `DriverError`, and a
+    `closed` event that ends calls waiting on a dropped connection at once."""
+
+    closed: asyncio.Event
+    clock: Clock
+    connection: WebSocketConnection
+
+    def init_link(self, connection: WebSocketConnection, clock: Clock) -> None:
+        self.closed = asyncio.Event()
+        self.clock = clock
+        self.connection = connection
+
+    def now_text(self) -> str:
+        return iso(self.clock.now())
+
+    async def request(self: Any, payload: Any) -> Any:
+        """One call; returns the call result dataclass."""
+        if self.closed.is_set():
+            raise _offline()
+        task = asyncio.ensure_future(self.call(payload, suppress=False))
+        ended = asyncio.ensure_future(self.closed.wait())
+        try:
+            await asyncio.wait({task, ended}, return_when=asyncio.FIRST_COMPLETED)
+        except BaseException:
+            task.cancel()
+            raise
+        finally:
+            ended.cancel()
+        if not task.done():
+            task.cancel()
+            raise _offline()
+        try:
+            return task.result()
+        except TimeoutError:
+            raise DriverError(
+                DeviceTimeout.code,
+                f"The charger did not answer {type(payload).__name__} in time.",
+                retryable=True,
+            ) from None
+        except OCPPError as error:
+            raise DriverError(
+                DeviceRejected.code,
+                f"The charger answered {type(payload).__name__} with an error: {error}",
+                retryable=False,
+            ) from None
+        except (WebSocketDisconnect, ConnectionError, RuntimeError, OSError):
+            raise _offline() from None
+
+    async def close(self, code: int, reason: str) -> None:
+        self.closed.set()
+        await self.connection.close(code, reason)
+
+
+def require_accepted(status: Any, what: str) -> None:
+    """A charger's `status` answer: anything but Accepted is a refusal."""
+    text = str(getattr(status, "value", status))
+    if text != ACCEPTED:
+        raise DriverError(
+            DeviceRejected.code, f"The charger answered {what} with {text}.", retryable=False
+        )
+
+
+def _offline() -> DriverError:
+    return DriverError(
+        DeviceOffline.code, "The charger's connection closed: retry later.", retryable=True
+    )
+
+
+def iso(instant: datetime) -> str:
+    return instant.isoformat().replace("+00:00", "Z")

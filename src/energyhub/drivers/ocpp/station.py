@@ -1,0 +1,318 @@
+"""One charge point as the central system knows it, whatever OCPP version it speaks: what it
+reported, its open transaction, the stop conditions of the running `charge`, and the link
+it is connected by (none while offline). The v16/v201 handlers translate messages into
+calls on a `Station`; the driver sends commands through it."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from collections.abc import Awaitable, Mapping, Sequence
+from dataclasses import replace
+from datetime import datetime
+from typing import Any, Protocol
+
+from energyhub.domain.clock import Clock
+from energyhub.domain.errors import DeviceOffline
+from energyhub.domain.sessions import ChargingSession, EndReason, Measurement, SessionStatus
+from energyhub.drivers.base import DriverError
+from energyhub.drivers.ocpp import mapping
+from energyhub.drivers.ocpp.mapping import ConfigWrite, Declaration, Limit
+from energyhub.drivers.ocpp.meters import Reading
+from energyhub.drivers.ocpp.store import ChargePointRecord, OpenTransaction
+
+log = logging.getLogger(__name__)
+
+DEFAULT_CONNECTOR = 1
+
+
+class ChargerLink(Protocol):
+    """The version-specific side of a connection: what the service asks of a charger."""
+
+    protocol: str
+
+    async def set_limit(self, limit: Limit, purpose: str, transaction_id: str | None) -> None:
+        """`purpose`: `default` (TxDefaultProfile), `tx` (TxProfile of the running
+        transaction) or `max` (the charger-wide maximum)."""
+        ...
+
+    async def remote_start(self, limit: Limit | None, connector_id: int) -> None: ...
+    async def remote_stop(self, transaction_id: str) -> None: ...
+    async def write_config(self, write: ConfigWrite) -> None: ...
+    async def discover(self) -> Declaration: ...
+    async def close(self, code: int, reason: str) -> None: ...
+
+
+class StationEvents(Protocol):
+    """What a station tells the central system: something to store, something to await."""
+
+    def changed(self, station: Station, *, device: bool = True) -> None: ...
+    async def persist(self, station: Station, session: ChargingSession | None) -> None: ...
+    def spawn(self, work: Awaitable[None], name: str) -> None: ...
+
+
+class Station:
+    def __init__(
+        self, record: ChargePointRecord, clock: Clock, events: StationEvents, *, id_tag: str
+    ) -> None:
+        self.record = record
+        self.link: ChargerLink | None = None
+        self.ready = asyncio.Event()  # set once the charger's declaration is known
+        self.device_meta: dict[str, Any] = {}  # vendor, model, capabilities to store
+        self._clock = clock
+        self._events = events
+        self._id_tag = id_tag
+        self._stopping = False
+
+    # --- identity and liveness -------------------------------------------------------------
+    @property
+    def device_id(self) -> str:
+        return self.record.device_id
+
+    @property
+    def online(self) -> bool:
+        return self.link is not None
+
+    @property
+    def protocol(self) -> str:
+        return self.record.protocol or mapping.OCPP16
+
+    @property
+    def declaration(self) -> Declaration:
+        return Declaration.from_json(self.record.snapshot.get("declaration"))
+
+    def attach(self, link: ChargerLink) -> None:
+        self.link = link
+        self.record.protocol = link.protocol
+        if "declaration" in self.record.snapshot:  # known from before: no boot needed
+            self.ready.set()
+        else:
+            self.ready.clear()
+        self.seen()
+
+    def detach(self, link: ChargerLink) -> bool:
+        """The link ended; False when a newer link had replaced it already."""
+        if self.link is not link:
+            return False
+        self.link = None
+        self._events.changed(self)
+        return True
+
+    def seen(self) -> None:
+        self.record.last_seen_at = self._clock.now()
+
+    def heartbeat(self) -> None:
+        """Only `last_seen_at` changes: the record is written, the device row is not."""
+        self._events.changed(self, device=False)
+
+    # --- what the charger reports ------------------------------------------------------------
+    def on_boot(self, vendor: str, model: str, firmware: str | None) -> None:
+        self.record.snapshot["boot"] = {"vendor": vendor, "model": model, "firmware": firmware}
+        self.device_meta.update(vendor=vendor, model=model)
+        self._events.changed(self)
+
+    def declared(self, declaration: Declaration) -> None:
+        self.record.snapshot["declaration"] = declaration.to_json()
+        self.device_meta["capabilities"] = mapping.capabilities_for(declaration)
+        self.ready.set()
+        self._events.changed(self)
+
+    def on_status(self, connector_status: str, error_code: str | None = None) -> None:
+        snapshot = self.record.snapshot
+        snapshot["connectorStatus"] = connector_status
+        if error_code is not None:
+            snapshot["errorCode"] = error_code
+        if connector_status == "Available":
+            snapshot.pop("chargingState", None)
+        self._events.changed(self)
+
+    def on_charging_state(self, charging_state: str | None) -> None:
+        if charging_state is not None:
+            self.record.snapshot["chargingState"] = charging_state
+            self._events.changed(self)
+
+    def on_meter_values(self, meter_value: Sequence[Mapping[str, Any]]) -> None:
+        telemetry = mapping.parse_meter_values(meter_value)
+        kept = self.record.snapshot.setdefault("telemetry", {})
+        kept.update(telemetry.to_json())
+        register = telemetry.values.get(Reading.REGISTER_WH)
+        tx = self.record.transaction
+        if tx is not None and register is not None:
+            if tx.meter_start_wh is None:  # 2.0.1 without a reading at `Started`
+                tx = replace(tx, meter_start_wh=register)
+            self.record.transaction = replace(tx, meter_last_wh=register)
+        self._events.changed(self)
+        self._enforce_stop_conditions()
+
+    # --- transactions ----------------------------------------------------------------------------
+    async def start_transaction(
+        self,
+        connector_id: int,
+        started_at: datetime,
+        meter_start_wh: float | None,
+        transaction_id: str | None = None,
+    ) -> OpenTransaction:
+        """A new session, stored before the charger hears back (1.6 gets its id from us).
+        A transaction still open from before is closed first (the charger lost it)."""
+        record = self.record
+        if record.transaction is not None and record.transaction.transaction_id != transaction_id:
+            await self.stop_transaction(
+                record.transaction.transaction_id, None, started_at, None, lost=True
+            )
+        if transaction_id is None:
+            transaction_id = str(record.next_transaction_id)
+            record.next_transaction_id += 1
+        elif record.transaction is not None:
+            return record.transaction  # a repeated `Started`
+        tx = OpenTransaction(
+            transaction_id=transaction_id,
+            session_id=str(uuid.uuid4()),
+            connector_id=connector_id,
+            started_at=started_at,
+            meter_start_wh=meter_start_wh,
+            meter_last_wh=meter_start_wh,
+        )
+        record.transaction = tx
+        record.snapshot["sessionEnergyKwh"] = 0.0
+        self._stopping = False
+        await self._events.persist(self, self.session_of(tx))
+        return tx
+
+    async def stop_transaction(
+        self,
+        transaction_id: str,
+        meter_stop_wh: float | None,
+        stopped_at: datetime,
+        reason: str | None,
+        *,
+        lost: bool = False,
+    ) -> ChargingSession | None:
+        """The session completes with the energy between the register readings."""
+        tx = self.record.transaction
+        if tx is None or tx.transaction_id != transaction_id:
+            log.warning(
+                "%s: stop of unknown transaction %s", self.record.charge_point_id, transaction_id
+            )
+            return None
+        energy = tx.energy_kwh(meter_stop_wh)
+        session = ChargingSession(
+            id=tx.session_id,
+            device_id=self.device_id,
+            status=SessionStatus.COMPLETED,
+            started_at=tx.started_at,
+            ended_at=max(stopped_at, tx.started_at),
+            energy_kwh=energy,
+            measurement=Measurement.METERED,
+            end_reason=EndReason.UNKNOWN if lost else mapping.end_reason(self.protocol, reason),
+        )
+        self.record.transaction = None
+        self.record.snapshot["sessionEnergyKwh"] = energy
+        for key in ("stopAtKwh", "targetSoc"):
+            self.record.control.pop(key, None)
+        self._stopping = False
+        await self._events.persist(self, session)
+        return session
+
+    def session_of(self, tx: OpenTransaction) -> ChargingSession:
+        return ChargingSession(
+            id=tx.session_id,
+            device_id=self.device_id,
+            status=SessionStatus.ACTIVE,
+            started_at=tx.started_at,
+            ended_at=None,
+            energy_kwh=tx.energy_kwh(),
+            measurement=Measurement.METERED,
+        )
+
+    def session_energy_kwh(self) -> float | None:
+        tx = self.record.transaction
+        if tx is not None:
+            return tx.energy_kwh()
+        value = self.record.snapshot.get("sessionEnergyKwh")
+        return None if value is None else float(value)
+
+    # --- the state body ------------------------------------------------------------------------
+    def state(self, active_mode: str | None) -> dict[str, Any]:
+        if not self.online:
+            return mapping.state_body(mapping.OFFLINE, {}, None, active_mode)
+        snapshot = self.record.snapshot
+        row = mapping.status_row(
+            self.protocol, snapshot.get("connectorStatus"), snapshot.get("chargingState")
+        )
+        return mapping.state_body(
+            row, snapshot.get("telemetry", {}), self.session_energy_kwh(), active_mode
+        )
+
+    def vehicle_soc(self) -> float | None:
+        value = self.record.snapshot.get("telemetry", {}).get(Reading.SOC.value)
+        return None if value is None else float(value)
+
+    # --- commands ------------------------------------------------------------------------------
+    def _link(self) -> ChargerLink:
+        if self.link is None:
+            raise DriverError(DeviceOffline.code, "The charger is not connected.", retryable=True)
+        return self.link
+
+    async def command(
+        self, command: str, parameters: Mapping[str, float], settings: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        """Sends a command: the limit as the default profile (it holds for later sessions
+        too), then for the running transaction, or a remote start when none runs."""
+        link = self._link()
+        plan = mapping.plan_command(command, parameters, settings, self.declaration)
+        tx = self.record.transaction
+        sent: list[str] = []
+        if plan.limit is not None:
+            await link.set_limit(plan.limit, "default", None)
+            sent.append("defaultProfile")
+            if tx is not None:
+                await link.set_limit(plan.limit, "tx", tx.transaction_id)
+                sent.append("txProfile")
+        if plan.start and tx is None:
+            await link.remote_start(plan.limit, DEFAULT_CONNECTOR)
+            sent.append("remoteStart")
+        control: dict[str, Any] = {"command": command, "parameters": dict(parameters)}
+        if plan.stop_at_kwh is not None:
+            control["stopAtKwh"] = plan.stop_at_kwh
+        if plan.target_soc is not None:
+            control["targetSoc"] = plan.target_soc
+        self.record.control = control
+        self._stopping = False
+        self._events.changed(self)
+        self._enforce_stop_conditions()
+        result: dict[str, Any] = {"ocpp": sent}
+        if plan.limit is not None:
+            result["limit"] = {"value": plan.limit.value, "unit": plan.limit.unit}
+        return result
+
+    async def write_settings(self, values: Mapping[str, float | bool]) -> None:
+        link = self._link()
+        for key, value in values.items():
+            if key == "cable_lock":
+                await link.write_config(mapping.cable_lock_write(bool(value)))
+            else:
+                await link.set_limit(mapping.setting_limit(key, float(value)), "max", None)
+
+    def _enforce_stop_conditions(self) -> None:
+        """`energy` and `target` are the service's to enforce: past either, the running
+        transaction is stopped (once), outside the receive loop."""
+        tx = self.record.transaction
+        control = self.record.control
+        if tx is None or self.link is None or self._stopping:
+            return
+        energy_reached = "stopAtKwh" in control and tx.energy_kwh() >= float(control["stopAtKwh"])
+        soc = self.vehicle_soc()
+        target_reached = "targetSoc" in control and soc is not None and soc >= control["targetSoc"]
+        if not (energy_reached or target_reached):
+            return
+        self._stopping = True
+        link = self.link
+        self._events.spawn(self._stop(link, tx.transaction_id), "ocpp-stop-condition")
+
+    async def _stop(self, link: ChargerLink, transaction_id: str) -> None:
+        try:
+            await link.remote_stop(transaction_id)
+        except DriverError as error:
+            self._stopping = False
+            log.warning("%s: stop condition: %s", self.record.charge_point_id, error.message)

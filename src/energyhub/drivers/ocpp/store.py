@@ -1,0 +1,106 @@
+"""What the OCPP central system keeps about each charge point, and the store it needs
+(`persistence/ocpp.py` implements it): commissioning, the open transaction, the last
+telemetry, so a restart or a reconnect loses no session."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Protocol
+
+from energyhub.domain.clock import ensure_utc, isoformat_utc
+from energyhub.domain.devices import Device
+from energyhub.domain.events import OutboxEvent
+from energyhub.domain.sessions import ChargingSession
+
+
+@dataclass(frozen=True, slots=True)
+class OpenTransaction:
+    """A transaction the charger started and has not stopped; `session_id` is the charging
+    session it is stored as. Energy is the difference of the meter register readings."""
+
+    transaction_id: str
+    session_id: str
+    connector_id: int
+    started_at: datetime
+    meter_start_wh: float | None
+    meter_last_wh: float | None = None
+
+    def energy_kwh(self, register_wh: float | None = None) -> float:
+        last = register_wh if register_wh is not None else self.meter_last_wh
+        if self.meter_start_wh is None or last is None:
+            return 0.0
+        return max(0.0, (last - self.meter_start_wh) / 1000)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "transactionId": self.transaction_id,
+            "sessionId": self.session_id,
+            "connectorId": self.connector_id,
+            "startedAt": isoformat_utc(self.started_at),
+            "meterStartWh": self.meter_start_wh,
+            "meterLastWh": self.meter_last_wh,
+        }
+
+    @classmethod
+    def from_json(cls, body: Mapping[str, Any]) -> OpenTransaction:
+        return cls(
+            transaction_id=str(body["transactionId"]),
+            session_id=str(body["sessionId"]),
+            connector_id=int(body["connectorId"]),
+            started_at=ensure_utc(datetime.fromisoformat(body["startedAt"].replace("Z", "+00:00"))),
+            meter_start_wh=body.get("meterStartWh"),
+            meter_last_wh=body.get("meterLastWh"),
+        )
+
+
+@dataclass(slots=True)
+class ChargePointRecord:
+    """One commissioned charge point. `snapshot`: what the charger last reported (connector
+    status, charging state, telemetry, declaration, boot info); `control`: the stop
+    conditions the service enforces for the running `charge` (energy, target)."""
+
+    charge_point_id: str
+    device_id: str
+    password_hash: str
+    protocol: str | None = None
+    last_seen_at: datetime | None = None
+    next_transaction_id: int = 1
+    transaction: OpenTransaction | None = None
+    snapshot: dict[str, Any] = field(default_factory=dict)
+    control: dict[str, Any] = field(default_factory=dict)
+
+
+class ChargePointStore(Protocol):
+    """Persistence of charge points and of the sessions their transactions become."""
+
+    async def commission(
+        self,
+        device: Device,
+        record: ChargePointRecord,
+        events: Sequence[OutboxEvent],
+        email: str | None = None,
+    ) -> None:
+        """The device (and its user), its charge point and its `device.*` events, in one
+        transaction. Raises `ChargePointExists` when the id is taken, LookupError when the
+        account does not exist."""
+        ...
+
+    async def by_charge_point_id(self, charge_point_id: str) -> ChargePointRecord | None: ...
+
+    async def device(self, device_id: str) -> Device | None: ...
+
+    async def save(
+        self,
+        records: Sequence[ChargePointRecord],
+        device_changes: Sequence[tuple[str, dict[str, Any]]],
+        sessions: Sequence[ChargingSession],
+        now: datetime,
+    ) -> None:
+        """Records, device rows and sessions, in one transaction."""
+        ...
+
+
+class ChargePointExists(Exception):
+    """A charge point with this id is commissioned already."""

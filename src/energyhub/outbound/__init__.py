@@ -1,0 +1,1 @@
+"""Adapters that call out of the service over the network (webhook deliveries)."""

@@ -1,0 +1,290 @@
+"""Sends one signed webhook attempt over HTTP (CONTRACT 9) and reports how it went.
+
+One `aiohttp.ClientSession` per trust level, kept for the client's life: connections are
+pooled and kept alive, which is what makes ~1k+ deliveries/s from one process possible
+(httpx stalls at concurrency 50, see shared/notes/performance.md).
+
+Live endpoints must not reach private addresses (CONTRACT 12). The check runs when the
+connection is made, after DNS resolution, so a name that resolves to a public address at
+registration and to 127.0.0.1 later (DNS rebinding) is still refused:
+- `PublicOnlyResolver` drops every non-public address a name resolves to;
+- `_public_only_socket` refuses the exact address being connected to; aiohttp does not
+  call the resolver for a literal IP host, so this covers `http://10.0.0.5/` too.
+Sandbox endpoints (and live ones when ENERGYHUB_ALLOW_PRIVATE_WEBHOOK_URLS is set) use a
+second, unguarded session.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+import ssl
+import time
+from collections import OrderedDict
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Final
+
+import aiohttp
+from aiohttp.abc import AbstractResolver, ResolveResult
+from aiohttp.connector import AddrInfoType
+from aiohttp.resolver import DefaultResolver
+from standardwebhooks import Webhook
+
+from energyhub.domain.clock import Clock, ensure_utc
+from energyhub.domain.webhooks import is_public_address
+
+USER_AGENT: Final = "energyhub-webhooks/1"
+MAX_RESPONSE_BYTES: Final = 64 * 1024
+"""We never use the receiver's body; reading a little lets the connection be reused, and the
+cap keeps a huge answer from costing us (the connection is closed instead)."""
+_SIGNER_CACHE_SIZE: Final = 1024
+_PRIVATE_HINT: Final = "live webhooks are only sent to public addresses"
+
+
+class NonPublicAddressError(OSError):
+    """A guarded connection would have gone to a private, loopback, link-local or otherwise
+    non-public address. An OSError so aiohttp carries it inside its connector errors."""
+
+
+@dataclass(frozen=True, slots=True)
+class WebhookRequest:
+    """One attempt to deliver: `delivery_id` is the `webhook-id`, constant across retries;
+    `body` is the exact JSON bytes that are signed and sent."""
+
+    delivery_id: str
+    event_type: str
+    url: str
+    secret: str
+    body: bytes
+    allow_private: bool
+
+
+@dataclass(frozen=True, slots=True)
+class AttemptOutcome:
+    """What one attempt did, in the shape of a delivery's `attempts[]` entry. `error` is a
+    short human-readable reason, never the secret or the signature."""
+
+    at: datetime
+    http_status: int | None
+    duration_ms: int
+    error: str | None
+
+    @property
+    def succeeded(self) -> bool:
+        """A 2xx ends a delivery; anything else (3xx included) is retried."""
+        return self.http_status is not None and 200 <= self.http_status < 300
+
+
+def _ip(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    try:
+        return ipaddress.ip_address(text)
+    except ValueError:
+        return None
+
+
+class PublicOnlyResolver(AbstractResolver):
+    """Wraps a resolver and keeps only public addresses; refuses the name when none is left.
+
+    aiohttp caches what this returns (ttl_dns_cache), so the cache only ever holds addresses
+    that passed the check. The inner resolver may be shared with the unguarded session."""
+
+    def __init__(self, inner: AbstractResolver) -> None:
+        self._inner = inner
+
+    async def resolve(
+        self, host: str, port: int = 0, family: socket.AddressFamily = socket.AF_INET
+    ) -> list[ResolveResult]:
+        results = await self._inner.resolve(host, port, family)
+        public: list[ResolveResult] = []
+        refused: list[str] = []
+        for result in results:
+            ip = _ip(result["host"])
+            if ip is not None and is_public_address(ip):
+                public.append(result)
+            else:
+                refused.append(result["host"])
+        if not public:
+            shown = ", ".join(dict.fromkeys(refused)) or "nothing"
+            raise NonPublicAddressError(
+                f"{host} resolves only to private addresses ({shown}); {_PRIVATE_HINT}"
+            )
+        return public
+
+    async def close(self) -> None:
+        """Nothing to release: the inner resolver stays its owner's to close."""
+
+
+def _public_only_socket(addr_info: AddrInfoType) -> socket.socket:
+    """aiohttp's socket factory for the guarded session: the last check before connect()."""
+    family, type_, proto, _, sockaddr = addr_info
+    ip = _ip(str(sockaddr[0]))
+    if ip is None or not is_public_address(ip):
+        raise NonPublicAddressError(f"address {sockaddr[0]} is private; {_PRIVATE_HINT}")
+    return socket.socket(family=family, type=type_, proto=proto)
+
+
+class WebhookClient:
+    """Sends signed webhook attempts. Create it anywhere; its sessions are made on first use
+    inside the running event loop, and it belongs to that loop. Call `aclose()` at shutdown."""
+
+    def __init__(
+        self,
+        clock: Clock,
+        *,
+        timeout_s: float = 15.0,
+        max_connections: int = 50,
+        resolver: AbstractResolver | None = None,
+    ) -> None:
+        """`resolver` looks names up for both sessions (default: aiohttp's, made on first
+        use); tests inject one to play DNS tricks. A given resolver stays the caller's."""
+        self._clock = clock
+        self._timeout_s = timeout_s
+        self._timeout = aiohttp.ClientTimeout(total=timeout_s)
+        self._max_connections = max_connections
+        self._resolver = resolver
+        self._owns_resolver = resolver is None
+        self._guarded: aiohttp.ClientSession | None = None
+        self._open: aiohttp.ClientSession | None = None
+        self._signers: OrderedDict[str, Webhook] = OrderedDict()
+
+    async def send(self, request: WebhookRequest) -> AttemptOutcome:
+        """POST one signed attempt. Network and receiver problems (refused, timed out, TLS,
+        private address, bad HTTP) come back as an outcome with `error`; only programming
+        errors (a malformed secret, a body that is not UTF-8) raise."""
+        now = ensure_utc(self._clock.now())
+        signature = self._signer(request.secret).sign(
+            request.delivery_id, now, request.body.decode("utf-8")
+        )
+        headers = {
+            "webhook-id": request.delivery_id,
+            "webhook-timestamp": str(int(now.timestamp())),
+            "webhook-signature": signature,
+            "x-event-type": request.event_type,
+        }
+        session = self._session(guarded=not request.allow_private)
+        started = time.perf_counter()
+        status: int | None = None
+        error: str | None = None
+        try:
+            async with session.post(
+                request.url, data=request.body, headers=headers, allow_redirects=False
+            ) as response:
+                status = response.status
+                await _drain(response)
+        except (aiohttp.ClientError, OSError, ValueError) as exc:  # TimeoutError is an OSError
+            error = self._describe(exc)
+            if request.secret in error or signature in error:  # defence in depth
+                error = "request failed"
+        duration_ms = round((time.perf_counter() - started) * 1000)
+        if status is not None and 300 <= status < 400:
+            error = "redirect not followed"
+        return AttemptOutcome(at=now, http_status=status, duration_ms=duration_ms, error=error)
+
+    async def aclose(self) -> None:
+        """Close both sessions, their pooled connections and a resolver we made."""
+        sessions = (self._guarded, self._open)
+        self._guarded = self._open = None
+        for session in sessions:
+            if session is not None:
+                await session.close()
+        if self._owns_resolver and self._resolver is not None:
+            await self._resolver.close()
+            self._resolver = None
+
+    # --- internals ---------------------------------------------------------------------------
+    def _signer(self, secret: str) -> Webhook:
+        """One `Webhook` per secret: decoding the base64 key per request is avoidable churn."""
+        signer = self._signers.get(secret)
+        if signer is None:
+            signer = Webhook(secret)
+            self._signers[secret] = signer
+            if len(self._signers) > _SIGNER_CACHE_SIZE:
+                self._signers.popitem(last=False)
+        else:
+            self._signers.move_to_end(secret)
+        return signer
+
+    def _session(self, *, guarded: bool) -> aiohttp.ClientSession:
+        if self._resolver is None:
+            self._resolver = DefaultResolver()
+        if guarded:
+            if self._guarded is None:
+                self._guarded = self._new_session(
+                    aiohttp.TCPConnector(
+                        limit=self._max_connections,
+                        resolver=PublicOnlyResolver(self._resolver),
+                        socket_factory=_public_only_socket,
+                    )
+                )
+            return self._guarded
+        if self._open is None:
+            self._open = self._new_session(
+                aiohttp.TCPConnector(limit=self._max_connections, resolver=self._resolver)
+            )
+        return self._open
+
+    def _new_session(self, connector: aiohttp.TCPConnector) -> aiohttp.ClientSession:
+        return aiohttp.ClientSession(
+            connector=connector,
+            timeout=self._timeout,
+            headers={"content-type": "application/json", "user-agent": USER_AGENT},
+            # Receivers of different customers share the session: never carry cookies.
+            cookie_jar=aiohttp.DummyCookieJar(),
+            auto_decompress=False,
+            # trust_env stays False: an HTTP(S)_PROXY from the environment would make the
+            # proxy, not us, connect to the receiver and bypass the address check.
+            trust_env=False,
+        )
+
+    def _describe(self, exc: BaseException) -> str:
+        """A short reason for the dashboard. Built from our own words, never str(exc) of a
+        request-level error, so no header (signature) can leak into it."""
+        if isinstance(exc, TimeoutError):
+            return f"timed out after {self._timeout_s:g} s"
+        if isinstance(exc, aiohttp.ClientConnectorCertificateError):
+            return "TLS certificate verification failed"
+        if isinstance(exc, aiohttp.ClientSSLError):
+            return "TLS handshake failed"
+        if isinstance(exc, aiohttp.ClientConnectorError):
+            cause = exc.os_error
+            if isinstance(cause, NonPublicAddressError):
+                return str(cause)
+            if isinstance(cause, TimeoutError):
+                return f"timed out after {self._timeout_s:g} s"
+            if isinstance(exc, aiohttp.ClientConnectorDNSError):
+                return f"could not resolve host {exc.host}"
+            if isinstance(cause, ConnectionRefusedError):
+                return "connection refused"
+            return f"connection failed: {_os_reason(cause)}"
+        if isinstance(exc, aiohttp.ServerDisconnectedError):
+            return "receiver closed the connection without answering"
+        if isinstance(exc, aiohttp.ClientPayloadError | aiohttp.ClientResponseError):
+            return "receiver sent an invalid HTTP response"
+        if isinstance(exc, aiohttp.InvalidURL | ValueError):  # yarl/IDNA refuse a bad URL
+            return "invalid URL"
+        if isinstance(exc, ConnectionResetError):
+            return "connection reset by the receiver"
+        if isinstance(exc, ssl.SSLError):
+            return "TLS error"
+        if isinstance(exc, OSError):
+            return f"network error: {_os_reason(exc)}"
+        return f"request failed ({type(exc).__name__})"
+
+
+def _os_reason(exc: OSError) -> str:
+    return (exc.strerror or type(exc).__name__).lower()
+
+
+async def _drain(response: aiohttp.ClientResponse) -> None:
+    """Read (and drop) up to MAX_RESPONSE_BYTES so the connection can be kept alive. The
+    status already decides the attempt: a body that breaks off afterwards is ignored."""
+    remaining = MAX_RESPONSE_BYTES
+    try:
+        while remaining > 0:
+            chunk = await response.content.read(remaining)
+            if not chunk:
+                return
+            remaining -= len(chunk)
+    except (aiohttp.ClientError, OSError):  # TimeoutError is an OSError
+        return

@@ -1,0 +1,196 @@
+"""The hosted Link UI (spec 1.6) as server-rendered HTML: plain forms, no JavaScript.
+
+One address, `/link/{appId}`: GET shows the session's current step (the token is in the
+query, as `linkUrl` hands it out); POST takes a step's form (the token and the step's nonce
+in hidden fields). A step that went through answers 303 to the GET, so reloading a page
+never sends a form again; a form with errors is answered with its page and the errors.
+
+Protection against cross-site requests: a POST must carry the secret link token, which only
+the user's browser has (pages are served with `Referrer-Policy: no-referrer`, so it does not
+leak to other sites), and the nonce of the step it was shown for, which changes at every
+step; and a POST that the browser marks `Sec-Fetch-Site: cross-site` or `same-site` is
+refused. There are no cookies. Pages may not be framed (clickjacking)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from starlette.applications import Starlette
+from starlette.datastructures import UploadFile
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.routing import Route
+from starlette.staticfiles import StaticFiles
+
+from energyhub.config import Settings
+from energyhub.domain.accounts import Environment as ServiceEnvironment
+from energyhub.domain.capabilities import DeviceType
+from energyhub.domain.errors import ApiError, LinkRequestRefused, NotFound
+from energyhub.domain.linking import LinkStep, back_from, progress
+from energyhub.services.link_flow import LinkFlow
+from energyhub.services.link_pages import FORM_ERROR, LinkFlowProblem, LinkPage
+
+TEMPLATES = Path(__file__).parent / "templates"
+STATIC = Path(__file__).parent / "static"
+MAX_FORM_FIELDS = 50
+
+SECURITY_HEADERS = {
+    "Content-Security-Policy": "default-src 'none'; style-src 'self'; img-src 'self'; "
+    "form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    "Referrer-Policy": "no-referrer",
+    "X-Frame-Options": "DENY",
+    "X-Content-Type-Options": "nosniff",
+    "Cache-Control": "no-store",
+}
+
+DEVICE_TYPE_LABELS = {DeviceType.BATTERY: "Home battery", DeviceType.EV_CHARGER: "EV charger"}
+DEVICE_TYPE_NOUNS = {DeviceType.BATTERY: "battery", DeviceType.EV_CHARGER: "EV charger"}
+
+TITLES: dict[LinkStep, str] = {
+    LinkStep.DEVICE_TYPE: "What do you want to connect?",
+    LinkStep.VENDOR: "Choose the manufacturer",
+    LinkStep.CREDENTIALS: "Sign in",
+    LinkStep.MFA: "Enter your verification code",
+    LinkStep.DEVICES: "Choose the devices to connect",
+    LinkStep.CONSENT: "Allow access?",
+    LinkStep.REVOKE: "Remove access?",
+    LinkStep.DONE: "Connected",
+    LinkStep.CANCELLED: "Nothing was connected",
+    LinkStep.REVOKED: "Access removed",
+}
+
+PROBLEM_TITLES = {
+    "LINK_TOKEN_INVALID": "This link is not valid",
+    "LINK_TOKEN_EXPIRED": "This link has expired",
+    "LINK_TOKEN_USED": "This link has already been used",
+    "LINK_REQUEST_REFUSED": "This request was refused",
+    "NOT_FOUND": "Page not found",
+}
+
+
+def templates() -> Environment:
+    environment = Environment(
+        loader=FileSystemLoader(TEMPLATES),
+        autoescape=select_autoescape(["html"]),
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    environment.globals.update(
+        device_type_labels={t.value: label for t, label in DEVICE_TYPE_LABELS.items()},
+        device_type_nouns={t.value: noun for t, noun in DEVICE_TYPE_NOUNS.items()},
+        FORM_ERROR=FORM_ERROR,
+    )
+    return environment
+
+
+def static_files() -> StaticFiles:
+    return StaticFiles(directory=STATIC)
+
+
+def link_app(flow: LinkFlow, settings: Settings) -> Starlette:
+    """The Link UI, to be mounted at `/link`."""
+    jinja = templates()
+
+    def render(template: str, status: int, **context: Any) -> HTMLResponse:
+        body = jinja.get_template(template).render(**context)
+        return HTMLResponse(body, status_code=status, headers=SECURITY_HEADERS)
+
+    def show(page: LinkPage, app_id: str, token: str) -> HTMLResponse:
+        session = page.session
+        stage = progress(page.step, session.vendor is not None)
+        title = TITLES[page.step]
+        if page.step is LinkStep.CREDENTIALS and page.vendor is not None:
+            title = f"Sign in to {page.vendor.name}"
+        return render(
+            f"{page.step.value}.html",
+            page.status,
+            page=page,
+            title=title,
+            app_name=page.app_name,
+            sandbox=session.environment is ServiceEnvironment.SANDBOX,
+            stage=stage,
+            token=token,
+            form_action=f"/link/{quote(app_id, safe='')}",
+            can_go_back=_can_go_back(page),
+        )
+
+    def problem(
+        error: ApiError,
+        app_name: str | None,
+        finish_url: str | None,
+        status: int | None = None,
+    ) -> HTMLResponse:
+        return render(
+            "problem.html",
+            status or error.status,
+            title=PROBLEM_TITLES.get(error.code, "Something went wrong"),
+            message=error.message,
+            code=error.code,
+            app_name=app_name,
+            finish_url=finish_url,
+            sandbox=False,
+            stage=None,
+        )
+
+    async def link_page(request: Request) -> Response:
+        app_id = request.path_params["app_id"]
+        if request.method != "POST":
+            token = request.query_params.get("token", "")
+            try:
+                page = await flow.page(app_id, token)
+            except LinkFlowProblem as trouble:
+                return problem(trouble.error, trouble.app_name, trouble.finish_url)
+            return show(page, app_id, token)
+        if request.headers.get("sec-fetch-site") in ("cross-site", "same-site"):
+            return problem(LinkRequestRefused(), None, None)
+        form = await request.form(max_files=0, max_fields=MAX_FORM_FIELDS)
+        fields = {k: v for k, v in form.items() if not isinstance(v, UploadFile)}
+        token = fields.get("token", "")
+        picked = [v for v in form.getlist("device") if isinstance(v, str)]
+        try:
+            page_or_none = await flow.submit(
+                app_id,
+                token,
+                fields.get("nonce", ""),
+                fields.get("action", "continue"),
+                fields,
+                picked,
+                _public_base(request, settings),
+            )
+        except LinkFlowProblem as trouble:
+            return problem(trouble.error, trouble.app_name, trouble.finish_url)
+        if page_or_none is None:
+            target = f"/link/{quote(app_id, safe='')}?token={quote(token, safe='')}"
+            return RedirectResponse(target, status_code=303, headers=SECURITY_HEADERS)
+        return show(page_or_none, app_id, token)
+
+    async def http_problem(request: Request, exc: Exception) -> Response:
+        """Starlette's own refusals (no such page, wrong method, unreadable form) as pages."""
+        status = exc.status_code if isinstance(exc, HTTPException) else 500
+        if status == 404:
+            return problem(NotFound(), None, None)
+        response = problem(LinkRequestRefused(), None, None, status)
+        if status == 405:
+            response.headers["Allow"] = "GET, HEAD, POST"
+        return response
+
+    return Starlette(
+        routes=[Route("/{app_id}", link_page, methods=["GET", "POST"])],
+        exception_handlers={HTTPException: http_problem},
+    )
+
+
+def _can_go_back(page: LinkPage) -> bool:
+    return back_from(page.step, page.session.vendor is not None) is not None
+
+
+def _public_base(request: Request, settings: Settings) -> str:
+    """ENERGYHUB_PUBLIC_URL, else the address the browser used (CONTRACT 12's default)."""
+    if settings.public_url:
+        return settings.public_url.rstrip("/")
+    return f"{request.url.scheme}://{request.url.netloc}"

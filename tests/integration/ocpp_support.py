@@ -1,0 +1,436 @@
+"""OCPP test peers: the service under uvicorn on 127.0.0.1 (in process, ephemeral port), and
+simulated chargers built on `ocpp.v16.ChargePoint` / `ocpp.v201.ChargePoint` over real
+websockets, which log every frame that arrives on the wire."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import json
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import httpx
+import uvicorn
+from ocpp.routing import on
+from ocpp.v16 import ChargePoint as ChargePoint16
+from ocpp.v16 import call as call16
+from ocpp.v16 import call_result as result16
+from ocpp.v201 import ChargePoint as ChargePoint201
+from ocpp.v201 import call as call201
+from ocpp.v201 import call_result as result201
+from websockets.asyncio.client import ClientConnection, connect
+
+from energyhub.bootstrap import Container, build_app, build_container
+from energyhub.config import Settings
+from energyhub.domain.accounts import Environment
+from energyhub.drivers.ocpp.central_system import OcppConfig
+from tests.support import Caller
+
+PASSWORD = "correct-horse-battery-1"
+WAIT = 10.0  # every wait in these tests is bounded by this
+
+
+def now_text() -> str:
+    return datetime.now(UTC).isoformat().replace("+00:00", "Z")
+
+
+@dataclass
+class Service:
+    container: Container
+    port: int
+    client: httpx.AsyncClient
+
+    @property
+    def ws_base(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/ocpp"
+
+    async def live_caller(self) -> Caller:
+        accounts = self.container.services.accounts
+        account = await accounts.create_account("ocpp")
+        created = await accounts.create_key(account.id, Environment.LIVE)
+        return Caller(account.id, created.key, created.api_key.id)
+
+    async def commission(self, caller: Caller, cp_id: str, password: str = PASSWORD) -> str:
+        device = await self.container.ocpp_commissioning.add(
+            caller.account_id, "user-1", cp_id, password
+        )
+        return device.id
+
+    async def device(self, caller: Caller, device_id: str) -> dict[str, Any]:
+        await self.container.ocpp.flush()
+        response = await self.client.get(
+            f"/ev-charger/{device_id}", params={"expedite": "true"}, headers=caller.headers
+        )
+        assert response.status_code == 200, response.text
+        body: dict[str, Any] = response.json()["data"]
+        return body
+
+    async def push(
+        self, caller: Caller, device_id: str, command: str, **body: Any
+    ) -> httpx.Response:
+        parameters = body.pop("parameters", {})
+        payload = {"action": {"command": command, "parameters": parameters}, **body}
+        return await self.client.post(
+            f"/ev-charger/{device_id}", json=payload, headers=caller.headers, timeout=WAIT
+        )
+
+
+@contextlib.asynccontextmanager
+async def running_service(
+    db: Path, config: OcppConfig | None = None, **settings: Any
+) -> AsyncIterator[Service]:
+    """The whole service (workers included) under uvicorn on an ephemeral port."""
+    values: dict[str, Any] = {
+        "database_url": f"sqlite+aiosqlite:///{db}",
+        "key_cache_ttl_s": 0,
+        "immediate_retry_backoff_s": (0, 0),
+        "live_event_delay_s": 0,
+        "allow_private_webhook_urls": True,
+        **settings,
+    }
+    container = await build_container(Settings(**values))
+    container.ocpp.config = config or OcppConfig(response_timeout_s=3.0, flush_s=0.02)
+    server = uvicorn.Server(
+        uvicorn.Config(
+            build_app(container, serving=True),
+            host="127.0.0.1",
+            port=0,
+            log_level="warning",
+            lifespan="on",
+        )
+    )
+    serving = asyncio.create_task(server.serve())
+    try:
+        async with asyncio.timeout(WAIT):
+            while not server.started:  # noqa: ASYNC110 (uvicorn offers no event for this)
+                await asyncio.sleep(0.01)
+        port = server.servers[0].sockets[0].getsockname()[1]
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as client:
+            yield Service(container, port, client)
+    finally:
+        server.should_exit = True
+        await asyncio.wait_for(serving, WAIT)
+
+
+def basic(user: str, password: str) -> dict[str, str]:
+    token = base64.b64encode(f"{user}:{password}".encode()).decode()
+    return {"Authorization": f"Basic {token}"}
+
+
+class Wire:
+    """The charger's connection, logging each call frame the service sends."""
+
+    def __init__(self, ws: ClientConnection) -> None:
+        self.ws = ws
+        self.calls: list[tuple[str, dict[str, Any]]] = []
+        self._arrived = asyncio.Condition()
+
+    async def recv(self) -> str:
+        message = await self.ws.recv()
+        frame = json.loads(message)
+        if frame[0] == 2:
+            async with self._arrived:
+                self.calls.append((frame[2], frame[3]))
+                self._arrived.notify_all()
+        return str(message)
+
+    async def send(self, message: str) -> None:
+        await self.ws.send(message)
+
+    async def next_call(self, action: str, after: int = 0) -> dict[str, Any]:
+        """The first `action` frame at index >= `after` (waits for it)."""
+        async with asyncio.timeout(WAIT), self._arrived:
+            while True:
+                for name, payload in self.calls[after:]:
+                    if name == action:
+                        return payload
+                await self._arrived.wait()
+
+    def actions(self) -> list[str]:
+        return [name for name, _ in self.calls]
+
+
+class Answers:
+    """What a simulated charger answers: Accepted unless a test says otherwise."""
+
+    def __init__(self) -> None:
+        self.status: dict[str, str] = {}
+        self.config: dict[str, tuple[str, bool]] = {
+            "SupportedFeatureProfiles": ("Core,SmartCharging,RemoteTrigger", True),
+            "ChargingScheduleAllowedChargingRateUnit": ("Current,Power", True),
+            "MeterValuesSampledData": ("Energy.Active.Import.Register,Power.Active.Import", False),
+            "UnlockConnectorOnEVSideDisconnect": ("true", False),
+        }
+
+    def of(self, action: str) -> str:
+        return self.status.get(action, "Accepted")
+
+
+class Sim16(ChargePoint16):  # type: ignore[misc]
+    def __init__(self, cp_id: str, wire: Wire, answers: Answers) -> None:
+        super().__init__(cp_id, wire, response_timeout=WAIT)
+        self.answers = answers
+
+    @on("SetChargingProfile")
+    def on_set_profile(self, **_: Any) -> Any:
+        return result16.SetChargingProfile(status=self.answers.of("SetChargingProfile"))
+
+    @on("RemoteStartTransaction")
+    def on_remote_start(self, **_: Any) -> Any:
+        return result16.RemoteStartTransaction(status=self.answers.of("RemoteStartTransaction"))
+
+    @on("RemoteStopTransaction")
+    def on_remote_stop(self, **_: Any) -> Any:
+        return result16.RemoteStopTransaction(status=self.answers.of("RemoteStopTransaction"))
+
+    @on("ChangeConfiguration")
+    def on_change_configuration(self, **_: Any) -> Any:
+        return result16.ChangeConfiguration(status=self.answers.of("ChangeConfiguration"))
+
+    @on("GetConfiguration")
+    def on_get_configuration(self, key: list[str] | None = None) -> Any:
+        keys = [
+            {"key": k, "readonly": ro, "value": v}
+            for k, (v, ro) in self.answers.config.items()
+            if key is None or k in key
+        ]
+        return result16.GetConfiguration(configuration_key=keys)
+
+    async def boot(self) -> None:
+        await self.call(
+            call16.BootNotification(charge_point_vendor="Sim", charge_point_model="S16")
+        )
+
+    async def status(self, status: str, connector_id: int = 1) -> None:
+        await self.call(
+            call16.StatusNotification(
+                connector_id=connector_id, error_code="NoError", status=status
+            )
+        )
+
+    async def meter(self, *sampled: dict[str, Any], transaction_id: int | None = None) -> None:
+        await self.call(
+            call16.MeterValues(
+                connector_id=1,
+                transaction_id=transaction_id,
+                meter_value=[{"timestamp": now_text(), "sampledValue": list(sampled)}],
+            )
+        )
+
+    async def start_tx(self, meter_start: int) -> int:
+        answer = await self.call(
+            call16.StartTransaction(
+                connector_id=1, id_tag="TAG", meter_start=meter_start, timestamp=now_text()
+            )
+        )
+        return int(answer.transaction_id)
+
+    async def stop_tx(self, transaction_id: int, meter_stop: int, reason: str | None) -> None:
+        await self.call(
+            call16.StopTransaction(
+                meter_stop=meter_stop,
+                timestamp=now_text(),
+                transaction_id=transaction_id,
+                reason=reason,
+            )
+        )
+
+
+class Sim201(ChargePoint201):  # type: ignore[misc]
+    def __init__(self, cp_id: str, wire: Wire, answers: Answers) -> None:
+        super().__init__(cp_id, wire, response_timeout=WAIT)
+        self.answers = answers
+        self.variables: dict[tuple[str, str], str] = {
+            ("SmartChargingCtrlr", "Enabled"): "true",
+            ("SmartChargingCtrlr", "RateUnit"): "A,W",
+            ("SampledDataCtrlr", "TxUpdatedMeasurands"): "Energy.Active.Import.Register",
+            ("OCPPCommCtrlr", "UnlockOnEVSideDisconnect"): "true",
+        }
+        self.seq = 0
+
+    @on("SetChargingProfile")
+    def on_set_profile(self, **_: Any) -> Any:
+        return result201.SetChargingProfile(status=self.answers.of("SetChargingProfile"))
+
+    @on("RequestStartTransaction")
+    def on_request_start(self, **_: Any) -> Any:
+        return result201.RequestStartTransaction(status=self.answers.of("RequestStartTransaction"))
+
+    @on("RequestStopTransaction")
+    def on_request_stop(self, **_: Any) -> Any:
+        return result201.RequestStopTransaction(status=self.answers.of("RequestStopTransaction"))
+
+    @on("SetVariables")
+    def on_set_variables(self, set_variable_data: list[dict[str, Any]]) -> Any:
+        return result201.SetVariables(
+            set_variable_result=[
+                {
+                    "attributeStatus": self.answers.of("SetVariables"),
+                    "component": d["component"],
+                    "variable": d["variable"],
+                }
+                for d in set_variable_data
+            ]
+        )
+
+    @on("GetVariables")
+    def on_get_variables(self, get_variable_data: list[dict[str, Any]]) -> Any:
+        results = []
+        for d in get_variable_data:
+            value = self.variables.get((d["component"]["name"], d["variable"]["name"]))
+            result: dict[str, Any] = {
+                "attributeStatus": "Accepted" if value is not None else "UnknownVariable",
+                "component": d["component"],
+                "variable": d["variable"],
+            }
+            if value is not None:
+                result["attributeValue"] = value
+            results.append(result)
+        return result201.GetVariables(get_variable_result=results)
+
+    async def boot(self) -> None:
+        await self.call(
+            call201.BootNotification(
+                charging_station={"model": "S201", "vendor_name": "Sim"}, reason="PowerUp"
+            )
+        )
+
+    async def status(self, status: str, evse_id: int = 1) -> None:
+        await self.call(
+            call201.StatusNotification(
+                timestamp=now_text(), connector_status=status, evse_id=evse_id, connector_id=1
+            )
+        )
+
+    async def meter(self, *sampled: dict[str, Any]) -> None:
+        await self.call(
+            call201.MeterValues(
+                evse_id=1, meter_value=[{"timestamp": now_text(), "sampledValue": list(sampled)}]
+            )
+        )
+
+    async def tx_event(
+        self,
+        event_type: str,
+        tx_id: str,
+        *,
+        register_wh: float | None = None,
+        charging_state: str | None = None,
+        stopped_reason: str | None = None,
+        trigger: str = "Authorized",
+    ) -> None:
+        self.seq += 1
+        info: dict[str, Any] = {"transactionId": tx_id}
+        if charging_state is not None:
+            info["chargingState"] = charging_state
+        if stopped_reason is not None:
+            info["stoppedReason"] = stopped_reason
+        meter = None
+        if register_wh is not None:
+            meter = [
+                {
+                    "timestamp": now_text(),
+                    "sampledValue": [
+                        {"value": register_wh, "measurand": "Energy.Active.Import.Register"}
+                    ],
+                }
+            ]
+        await self.call(
+            call201.TransactionEvent(
+                event_type=event_type,
+                timestamp=now_text(),
+                trigger_reason=trigger,
+                seq_no=self.seq,
+                transaction_info=info,
+                meter_value=meter,
+                evse={"id": 1, "connectorId": 1},
+            )
+        )
+
+
+@dataclass
+class Charger:
+    """A simulated charger connected to the service."""
+
+    sim: Any
+    wire: Wire
+    task: asyncio.Task[None]
+    protocol: str
+
+    async def close(self) -> None:
+        await self.wire.ws.close()
+        self.task.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await self.task
+
+
+@contextlib.asynccontextmanager
+async def charger(
+    service: Service,
+    cp_id: str,
+    protocol: str = "ocpp1.6",
+    *,
+    password: str = PASSWORD,
+    answers: Answers | None = None,
+    boot: bool = True,
+    variables: dict[tuple[str, str], str] | None = None,
+) -> AsyncIterator[Charger]:
+    """A connected simulated charger, booted, whose declaration the service has read."""
+    opened = await connect_charger(service, cp_id, protocol, password=password, answers=answers)
+    if variables is not None:
+        opened.sim.variables = variables
+    try:
+        if boot:
+            await opened.sim.boot()
+            async with asyncio.timeout(WAIT):
+                await service.container.ocpp.wait_ready(cp_id)
+            await service.container.ocpp.flush()  # the declared capabilities are stored
+        yield opened
+    finally:
+        await opened.close()
+
+
+async def connect_charger(
+    service: Service,
+    cp_id: str,
+    protocol: str = "ocpp1.6",
+    *,
+    password: str = PASSWORD,
+    answers: Answers | None = None,
+) -> Charger:
+    ws = await connect(
+        f"{service.ws_base}/{cp_id}",
+        subprotocols=[protocol],  # type: ignore[list-item]
+        additional_headers=basic(cp_id, password),
+        open_timeout=WAIT,
+    )
+    assert ws.subprotocol == protocol
+    wire = Wire(ws)
+    kind = Sim16 if protocol == "ocpp1.6" else Sim201
+    sim = kind(cp_id, wire, answers or Answers())
+    task = asyncio.create_task(_serve(sim))
+    return Charger(sim, wire, task, protocol)
+
+
+async def _serve(sim: Any) -> None:
+    with contextlib.suppress(Exception):
+        await sim.start()
+
+
+def sampled16(value: float, measurand: str, unit: str, phase: str | None = None) -> dict[str, Any]:
+    body = {"value": str(value), "measurand": measurand, "unit": unit}
+    if phase is not None:
+        body["phase"] = phase
+    return body
+
+
+def sampled201(value: float, measurand: str, unit: str, phase: str | None = None) -> dict[str, Any]:
+    body: dict[str, Any] = {"value": value, "measurand": measurand, "unitOfMeasure": {"unit": unit}}
+    if phase is not None:
+        body["phase"] = phase
+    return body

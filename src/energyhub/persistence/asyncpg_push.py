@@ -37,7 +37,12 @@ def _columns(table: Table) -> str:
 # By id alone, the owner checked on the row: with the owner in the WHERE clause, PostgreSQL's
 # generic plan for the prepared statement walked the account's index and filtered on id,
 # reading every device of the account (a push cost the database ~2 ms with 8,000 devices).
-SELECT_DEVICE = f"SELECT {_columns(devices)} FROM devices WHERE id = $1"
+# capabilities as text: parsed documents are cached by it (`capabilities_from_text`)
+DEVICE_COLUMNS = ", ".join(
+    "capabilities::text AS capabilities" if c.name == "capabilities" else f'"{c.name}"'
+    for c in devices.columns
+)
+SELECT_DEVICE = f"SELECT {DEVICE_COLUMNS} FROM devices WHERE id = $1"
 SELECT_DEVICE_LOCKED = SELECT_DEVICE + " FOR UPDATE"
 SELECT_IN_PLAY = (
     f"SELECT {_columns(actions)} FROM actions WHERE device_id = $1 "

@@ -130,7 +130,7 @@ def _announce_demo(demo: Demo, base: str) -> None:
         f"  sandbox API key (shown once): [bold]{demo.key}[/]\n"
         f"  API docs:   {base}/docs\n"
         f"  dashboard:  {base}/dashboard  (not built yet)\n"
-        f"  Link UI:    {base}/link/{demo.app_id}  (not built yet)\n"
+        f"  Link UI:    {base}/link/{demo.app_id}?token=...  (POST /link-sessions gives one)\n"
         f"  try:        curl -H 'x-api-key: {demo.key}' {base}/battery/{battery}\n"
     )
 

@@ -23,21 +23,25 @@ import json
 import os
 import resource
 import shutil
-import signal
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.error
-import urllib.request
-from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
 import uvloop
+from _processes import (  # bench/ is on sys.path
+    CLK_TCK,
+    BenchError,
+    cpu_seconds,
+    free_port,
+    http_get,
+    running,
+    wait_healthy,
+)
 
 from energyhub.bootstrap import build_container
 from energyhub.config import Settings
@@ -48,13 +52,8 @@ BENCH_DIR = Path(__file__).resolve().parent
 BIN_DIR = Path(sys.executable).parent
 TARGET_RATIO = 0.4
 TARGET_P99_MS = 20.0
-CLK_TCK = os.sysconf("SC_CLK_TCK")
 RESULT_MARK = "BENCH_RESULT "
 BUSY_OTHER_CORES = 0.25  # rounds where the rest of the machine used more are flagged
-
-
-class BenchError(RuntimeError):
-    """The setup failed or a target answered something else than 200."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,43 +126,6 @@ async def create_fixture(database_url: str, devices: int) -> Fixture:
 # --- processes ---------------------------------------------------------------------------
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-@contextmanager
-def running(
-    name: str, argv: list[str], env: dict[str, str], log: Path
-) -> Iterator[subprocess.Popen[bytes]]:
-    """Starts a subprocess (output to `log`) and always stops it: SIGINT, then SIGKILL."""
-    with log.open("wb") as out:
-        proc = subprocess.Popen(
-            argv, env=env, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
-        )
-    try:
-        yield proc
-    finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGINT)
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-        if proc.returncode not in (0, 130, -signal.SIGINT, -signal.SIGKILL, None):
-            print(f"note: {name} exited with {proc.returncode}; log: {log}", file=sys.stderr)
-
-
-def cpu_seconds(pid: int) -> float:
-    """utime + stime of a process, from /proc/<pid>/stat."""
-    stat = Path(f"/proc/{pid}/stat").read_text()
-    fields = stat[stat.rindex(")") + 2 :].split()  # fields[0] is field 3 (state)
-    return (int(fields[11]) + int(fields[12])) / CLK_TCK
-
-
 def machine_busy_seconds() -> float:
     """CPU time all cores spent busy since boot (/proc/stat: all but idle and iowait)."""
     fields = [int(f) for f in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:9]]
@@ -177,32 +139,6 @@ def own_and_children_cpu_seconds() -> float:
         usage = resource.getrusage(who)
         total += usage.ru_utime + usage.ru_stime
     return total
-
-
-def http_get(url: str, key: str | None = None, timeout: float = 5.0) -> tuple[int, bytes]:
-    request = urllib.request.Request(url, headers={"x-api-key": key} if key else {})
-    try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
-            return response.status, response.read()
-    except urllib.error.HTTPError as error:
-        return error.code, error.read()
-
-
-def wait_healthy(
-    base: str, proc: subprocess.Popen[bytes], log: Path, timeout: float = 60.0
-) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            if http_get(base + "/healthz", timeout=1.0)[0] == 200:
-                return
-        except OSError:
-            pass
-        if proc.poll() is not None:
-            break
-        time.sleep(0.1)
-    tail = log.read_text(errors="replace")[-3000:]
-    raise BenchError(f"{base}/healthz never answered 200; last output:\n{tail}")
 
 
 async def warm_cache(base: str, fixture: Fixture) -> int:
@@ -435,10 +371,10 @@ def bench(args: argparse.Namespace, tmp: Path, stack: ExitStack) -> None:
     service_log = tmp / "service.log"
     service_proc = stack.enter_context(
         running(
-            "service",
             [str(BIN_DIR / "energyhub"), "serve", "--no-demo", "--port", str(service_port)],
             env,
             service_log,
+            "service",
         )
     )
     service = f"http://127.0.0.1:{service_port}"
@@ -454,7 +390,7 @@ def bench(args: argparse.Namespace, tmp: Path, stack: ExitStack) -> None:
     bare_log = tmp / "bare.log"
     bare_argv = [sys.executable, str(BENCH_DIR / "bare_app.py"), "--port", str(bare_port)]
     bare_argv += ["--body-bytes", str(body_bytes)]
-    bare_proc = stack.enter_context(running("bare", bare_argv, env, bare_log))
+    bare_proc = stack.enter_context(running(bare_argv, env, bare_log, "bare"))
     bare = f"http://127.0.0.1:{bare_port}"
     wait_healthy(bare, bare_proc, bare_log)
     status, body = http_get(bare + "/battery/x")

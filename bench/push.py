@@ -38,14 +38,11 @@ import json
 import math
 import os
 import shutil
-import signal
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
@@ -54,6 +51,13 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import httpx
+from _processes import (  # bench/ is on sys.path
+    BenchError,
+    cpu_seconds,
+    free_port,
+    running,
+    wait_healthy,
+)
 from sqlalchemy.engine import make_url
 
 from energyhub.bootstrap import build_container
@@ -62,7 +66,6 @@ from energyhub.domain.accounts import Environment, Principal
 from energyhub.domain.capabilities import DeviceType
 
 BIN_DIR = Path(sys.executable).parent
-CLK_TCK = os.sysconf("SC_CLK_TCK")
 DEFAULT_POSTGRES_URL = "postgresql+asyncpg://postgres@127.0.0.1:5432/energyhub_bench"
 TARGET_RATIO = 0.2
 TARGET_LATENESS_P99_S = 1.0
@@ -74,13 +77,6 @@ SCHEDULE_MARGIN_S = 5.0  # between the end of creating the scheduled pushes and 
 USERS = 100  # the batteries belong to this many users
 PGBENCH_CLIENTS = 8
 PGBENCH_THREADS = 2
-
-
-class BenchError(RuntimeError):
-    """The setup failed or the service answered something unexpected."""
-
-
-# --- results -----------------------------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,58 +135,6 @@ class Fixture:
 # Idle connections expire before uvicorn's 5 s keep-alive does, so a request never races
 # the server closing its connection (httpx does not retry a POST on that ReadError).
 CLIENT_LIMITS = httpx.Limits(keepalive_expiry=2.0)
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-@contextmanager
-def running(argv: list[str], env: dict[str, str], log: Path) -> Iterator[subprocess.Popen[bytes]]:
-    """Starts a subprocess (output to `log`) and always stops it: SIGINT, then SIGKILL."""
-    with log.open("wb") as out:
-        proc = subprocess.Popen(
-            argv, env=env, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
-        )
-    try:
-        yield proc
-    finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGINT)
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-
-
-def cpu_seconds(pid: int) -> float:
-    """utime + stime of a process, from /proc/<pid>/stat."""
-    stat = Path(f"/proc/{pid}/stat").read_text()
-    fields = stat[stat.rindex(")") + 2 :].split()  # fields[0] is field 3 (state)
-    return (int(fields[11]) + int(fields[12])) / CLK_TCK
-
-
-def wait_healthy(base: str, proc: subprocess.Popen[bytes], log: Path, timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(base + "/healthz", timeout=1.0) as response:
-                if response.status == 200:
-                    return
-        except OSError:
-            pass
-        if proc.poll() is not None:
-            break
-        time.sleep(0.1)
-    tail = log.read_text(errors="replace")[-3000:]
-    raise BenchError(f"{base}/healthz never answered 200; last output:\n{tail}")
-
-
-# --- databases ---------------------------------------------------------------------------
 
 
 class Postgres:

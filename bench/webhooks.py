@@ -37,33 +37,24 @@ import json
 import math
 import os
 import shutil
-import signal
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 import urllib.request
-from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from _processes import BenchError, cpu_seconds, free_port, running  # bench/ is on sys.path
+
 BIN_DIR = Path(sys.executable).parent
-CLK_TCK = os.sysconf("SC_CLK_TCK")
 DEFAULT_POSTGRES_URL = "postgresql+asyncpg://postgres@127.0.0.1:5432/energyhub_webhooks_bench"
 TARGET_RATE = 1000.0
 TARGET_P99_S = 1.0
-
-
-class BenchError(RuntimeError):
-    """The setup failed or a delivery went wrong."""
-
-
-# --- the receiver (its own process) ------------------------------------------------------
 
 
 def run_receiver(port: int, secret: str) -> None:
@@ -108,39 +99,6 @@ def run_receiver(port: int, secret: str) -> None:
 
 
 # --- processes ---------------------------------------------------------------------------
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-@contextmanager
-def running(argv: list[str], env: dict[str, str], log: Path) -> Iterator[subprocess.Popen[bytes]]:
-    """Starts a subprocess (output to `log`) and always stops it: SIGINT, then SIGKILL."""
-    with log.open("wb") as out:
-        proc = subprocess.Popen(
-            argv, env=env, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
-        )
-    try:
-        yield proc
-    finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGINT)
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-
-
-def cpu_seconds(pid: int) -> float:
-    """utime + stime of a process, from /proc/<pid>/stat."""
-    stat = Path(f"/proc/{pid}/stat").read_text()
-    fields = stat[stat.rindex(")") + 2 :].split()
-    return (int(fields[11]) + int(fields[12])) / CLK_TCK
 
 
 def get_json(url: str) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from energyhub.domain.actions import Action, ActionState, DueKind
 from energyhub.domain.capabilities import DeviceType
+from energyhub.persistence.paging import page_of
 from energyhub.persistence.tables import actions, devices
 from energyhub.persistence.types import UTCDateTime
 
@@ -166,13 +167,8 @@ class SqlActionRepository:
             where.append(actions.c.device_id == device_id)
         if state is not None:
             where.append(actions.c.state == state)
-        total = (
-            await self._c.execute(select(func.count()).select_from(actions).where(*where))
-        ).scalar_one()
-        rows = await self._c.execute(
-            select(actions).where(*where).order_by(actions.c.pk.desc()).offset(offset).limit(limit)
-        )
-        return [action_from_row(r._mapping) for r in rows], int(total)
+        rows, total = await page_of(self._c, actions, where, [actions.c.pk.desc()], offset, limit)
+        return [action_from_row(r) for r in rows], total
 
     async def in_play(self, device_id: str, now: datetime) -> Sequence[Action]:
         """The device's non-terminal actions and its windows still running."""

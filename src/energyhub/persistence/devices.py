@@ -17,6 +17,7 @@ from energyhub.domain.accounts import Environment
 from energyhub.domain.capabilities import Capabilities, DeviceType, capabilities_from_json
 from energyhub.domain.devices import Device, User, Vehicle
 from energyhub.persistence.actions import update_many
+from energyhub.persistence.paging import page_of
 from energyhub.persistence.tables import devices, users, vehicles
 
 UPDATE_DEVICE = update(devices).where(devices.c.id == bindparam("row_id"))
@@ -123,13 +124,8 @@ class SqlDeviceRepository:
             where.append(devices.c.type.in_([t.value for t in types]))
         if user_id is not None:
             where.append(devices.c.user_id == user_id)
-        total = (
-            await self._c.execute(select(func.count()).select_from(devices).where(*where))
-        ).scalar_one()
-        rows = await self._c.execute(
-            select(devices).where(*where).order_by(devices.c.pk).offset(offset).limit(limit)
-        )
-        return [device_from_row(r._mapping) for r in rows], int(total)
+        rows, total = await page_of(self._c, devices, where, [devices.c.pk], offset, limit)
+        return [device_from_row(r) for r in rows], total
 
     async def add_device(self, device: Device) -> None:
         await self._c.execute(

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, or_, select
+from sqlalchemy import or_, select
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -20,6 +20,7 @@ from energyhub.domain.sessions import (
     SessionQuery,
     SessionStatus,
 )
+from energyhub.persistence.paging import page_of
 from energyhub.persistence.tables import charging_sessions
 
 _S = charging_sessions.c
@@ -98,14 +99,12 @@ class SqlSessionRepository:
         ]
         if query.status is not None:
             where.append(_S.status == query.status.value)
-        total = (
-            await self._c.execute(select(func.count()).select_from(charging_sessions).where(*where))
-        ).scalar_one()
-        rows = await self._c.execute(
-            select(charging_sessions)
-            .where(*where)
-            .order_by(_S.started_at.desc(), _S.id.desc())
-            .offset(query.offset)
-            .limit(query.limit)
+        rows, total = await page_of(
+            self._c,
+            charging_sessions,
+            where,
+            [_S.started_at.desc(), _S.id.desc()],
+            query.offset,
+            query.limit,
         )
-        return SessionPage([session_from_row(r._mapping) for r in rows], int(total))
+        return SessionPage([session_from_row(r) for r in rows], total)

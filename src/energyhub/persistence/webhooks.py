@@ -16,6 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from energyhub.domain.deliveries import DueDelivery, WebhookDelivery, WebhookEndpoint
 from energyhub.domain.events import OutboxEvent
 from energyhub.domain.webhooks import DeliveryStatus, EventType
+from energyhub.persistence.paging import page_of
 from energyhub.persistence.tables import webhook_deliveries, webhook_endpoints, webhook_events
 from energyhub.persistence.types import UTCDateTime
 
@@ -343,13 +344,8 @@ class SqlWebhookRepository:
             where.append(D.c.endpoint_id == endpoint_id)
         if status is not None:
             where.append(D.c.status == status)
-        total = (
-            await self._c.execute(select(func.count()).select_from(D).where(*where))
-        ).scalar_one()
-        rows = await self._c.execute(
-            select(D).where(*where).order_by(D.c.pk.desc()).offset(offset).limit(limit)
-        )
-        return [delivery_from_row(r._mapping) for r in rows], int(total)
+        rows, total = await page_of(self._c, D, where, [D.c.pk.desc()], offset, limit)
+        return [delivery_from_row(r) for r in rows], total
 
     async def request_attempt(self, delivery_id: str, at: datetime) -> None:
         """A resend: the delivery is due now (its status stays until the attempt is made)."""

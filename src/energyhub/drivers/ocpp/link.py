@@ -18,6 +18,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 from energyhub.domain.clock import Clock
 from energyhub.domain.errors import DeviceOffline, DeviceRejected, DeviceTimeout
 from energyhub.drivers.base import DriverError
+from energyhub.drivers.ocpp.station import Station
 
 log = logging.getLogger(__name__)
 
@@ -75,10 +76,26 @@ class LinkCalls:
     clock: Clock
     connection: WebSocketConnection
 
-    def init_link(self, connection: WebSocketConnection, clock: Clock) -> None:
+    def __init__(
+        self,
+        station: Station,
+        connection: WebSocketConnection,
+        clock: Clock,
+        *,
+        heartbeat_s: int,
+        response_timeout_s: float,
+        id_tag: str,
+    ) -> None:
+        # the version's ChargePoint comes next in the MRO
+        super().__init__(  # type: ignore[call-arg]
+            station.record.charge_point_id, connection, response_timeout_s
+        )
         self.closed = asyncio.Event()
         self.clock = clock
         self.connection = connection
+        self.station = station
+        self._heartbeat_s = heartbeat_s
+        self._id_tag = id_tag
 
     def now_text(self) -> str:
         return iso(self.clock.now())

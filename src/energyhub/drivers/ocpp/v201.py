@@ -15,13 +15,12 @@ from energyhub.drivers.base import DriverError
 from energyhub.drivers.ocpp import mapping
 from energyhub.drivers.ocpp.link import (
     LinkCalls,
-    WebSocketConnection,
     after,
     on,
     require_accepted,
 )
 from energyhub.drivers.ocpp.mapping import ConfigWrite, Declaration, Limit
-from energyhub.drivers.ocpp.station import DEFAULT_CONNECTOR, Station
+from energyhub.drivers.ocpp.station import DEFAULT_CONNECTOR
 
 PROFILE_IDS = {"default": 1001, "tx": 1002, "max": 1003}
 PURPOSES = {
@@ -42,22 +41,6 @@ _remote_start_ids = itertools.count(int(time.time()) % 1_000_000_000)
 
 class V201Link(LinkCalls, ChargePoint):  # type: ignore[misc]
     protocol = mapping.OCPP201
-
-    def __init__(
-        self,
-        station: Station,
-        connection: WebSocketConnection,
-        clock: Clock,
-        *,
-        heartbeat_s: int,
-        response_timeout_s: float,
-        id_tag: str,
-    ) -> None:
-        super().__init__(station.record.charge_point_id, connection, response_timeout_s)
-        self.init_link(connection, clock)
-        self.station = station
-        self._heartbeat_s = heartbeat_s
-        self._id_tag = id_tag
 
     # --- charging station -> CSMS ------------------------------------------------------------
     @on("BootNotification")

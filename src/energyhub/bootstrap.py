@@ -26,6 +26,7 @@ from energyhub.domain.sessions import ChargingSession
 from energyhub.drivers.ocpp.central_system import OCPP_PATH, CentralSystem, OcppSettings
 from energyhub.drivers.ocpp.driver import OCPP_DRIVER, OcppDriver
 from energyhub.drivers.sandbox.driver import SandboxDriver
+from energyhub.drivers.sandbox.history import sandbox_history
 from energyhub.drivers.sandbox.sessions import SandboxCharger, sessions_between
 from energyhub.drivers.sandbox.vendors import SandboxVendorConnector
 from energyhub.drivers.sunspec import SUNSPEC_DRIVER, SunspecDriver
@@ -41,9 +42,11 @@ from energyhub.services.actions import ActionService
 from energyhub.services.changes import DeviceChangeFeed
 from energyhub.services.devices import DeviceService
 from energyhub.services.dispatch import Dispatcher
+from energyhub.services.history import HistoryService
 from energyhub.services.link_flow import LinkFlow
 from energyhub.services.linking import LinkingService
 from energyhub.services.live_vendors import OcppVendorConnector, SunspecVendorConnector
+from energyhub.services.members import MemberService
 from energyhub.services.ocpp import OcppCommissioning
 from energyhub.services.outbox import Outbox
 from energyhub.services.polling import StatePolling
@@ -55,6 +58,7 @@ from energyhub.services.sessions import SessionService, SessionSource
 from energyhub.services.sunspec import SunspecCommissioning
 from energyhub.services.webhook_sender import WebhookSender
 from energyhub.services.webhooks import WebhookService
+from energyhub.web.dashboard import DashboardServices, dashboard_app
 from energyhub.web.routes import link_app, static_files
 from energyhub.workers.dispatcher import DispatcherWorker
 from energyhub.workers.scheduler import SchedulerWorker
@@ -88,6 +92,8 @@ class Container:
     ocpp_commissioning: OcppCommissioning = field(kw_only=True)
     sunspec: SunspecCommissioning = field(kw_only=True)  # live batteries (SunSpec Modbus)
     state_poller: StatePollerWorker = field(kw_only=True)  # refreshes live devices
+    members: MemberService = field(kw_only=True)  # the dashboard's people
+    history: HistoryService = field(kw_only=True)  # devices' last 24 h (the dashboard)
 
     def start_workers(self) -> None:
         """The background loops every process may run (`serve` and `worker`): due actions,
@@ -231,6 +237,8 @@ async def build_container(
         ocpp_commissioning=OcppCommissioning(ocpp_store, clock, outbox),
         sunspec=SunspecCommissioning(uow, sunspec_driver, devices, clock),
         state_poller=state_poller,
+        members=MemberService(uow, clock),
+        history=HistoryService(uow, clock, {SANDBOX_DRIVER: sandbox_history}),
     )
 
 
@@ -277,6 +285,16 @@ def build_app(container: Container, *, serving: bool = False) -> ASGIApp:
     services = container.services
     flow = LinkFlow(container.uow, services.clock, services.linking, services.devices)
     app.mount("/link", link_app(flow, services.settings))
+    dashboard = DashboardServices(
+        members=container.members,
+        accounts=services.accounts,
+        webhooks=services.webhooks,
+        devices=services.devices,
+        actions=services.actions,
+        history=container.history,
+        clock=services.clock,
+    )
+    app.mount("/dashboard", dashboard_app(dashboard, services.settings))
     app.mount("/static", static_files(), name="static")
     app.router.add_websocket_route(OCPP_PATH, container.ocpp.endpoint)  # live chargers (OCPP-J)
     return with_gateway(app, container.services, container.rate_limiter)

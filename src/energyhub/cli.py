@@ -20,6 +20,7 @@ from energyhub.config import Settings
 from energyhub.domain.accounts import environment_from_cli
 from energyhub.domain.capabilities import DeviceType
 from energyhub.domain.clock import ensure_utc, isoformat_utc
+from energyhub.domain.members import MemberRefused
 from energyhub.services.demo import Demo, create_demo_if_empty, first_of
 
 app = typer.Typer(
@@ -161,6 +162,41 @@ def accounts_create(
         _print_json(result)
     else:
         err.print(f"account [bold]{result['accountId']}[/] (app id {result['appId']})")
+
+
+@accounts_app.command("add-member")
+def accounts_add_member(
+    account: Annotated[str, typer.Option(help="Account id.")],
+    email: Annotated[str, typer.Option(help="The member's e-mail address (their sign-in).")],
+    password_stdin: Annotated[
+        bool,
+        typer.Option(
+            "--password-stdin", help="Read the password from standard input (for scripts)."
+        ),
+    ] = False,
+    as_json: JsonFlag = False,
+) -> None:
+    """Let someone sign in to the dashboard (/dashboard) for this account. The password
+    (12+ characters) is asked for twice, or read from stdin; it is stored as an argon2id
+    hash."""
+    if password_stdin:
+        password = sys.stdin.readline().rstrip("\r\n")
+    else:
+        password = typer.prompt("Password", hide_input=True, confirmation_prompt=True, err=True)
+
+    async def work(c: Container) -> dict[str, str]:
+        member = await c.members.add_member(account, email, password)
+        return {"memberId": member.id, "accountId": member.account_id, "email": member.email}
+
+    try:
+        result = _run(work)
+    except (LookupError, MemberRefused) as refused:
+        err.print(f"[red]{refused.args[0]}[/]")
+        raise typer.Exit(1) from None
+    if as_json:
+        _print_json(result)
+    else:
+        err.print(f"member [bold]{result['email']}[/] can now sign in at /dashboard")
 
 
 @keys_app.command("create")

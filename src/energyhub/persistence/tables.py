@@ -336,3 +336,39 @@ sunspec_devices = Table(
     Column("commissioned_at", UTCDateTime(), nullable=False),
     UniqueConstraint("host", "port", "unit_id"),
 )
+
+# --- the dashboard (issue 6): members and their signed-in browsers ---------------------------
+account_members = Table(
+    "account_members",
+    metadata,
+    Column("id", String(40), primary_key=True),
+    Column("account_id", String(40), ForeignKey("accounts.id"), nullable=False, index=True),
+    Column("email", String(320), nullable=False, unique=True),  # normalized (lower case)
+    Column("password_hash", String(200), nullable=False),  # argon2id, with its parameters
+    Column("created_at", UTCDateTime(), nullable=False),
+    Column("last_sign_in_at", UTCDateTime(), nullable=True),
+)
+
+dashboard_sessions = Table(
+    "dashboard_sessions",
+    metadata,
+    Column("token_hash", String(64), primary_key=True),  # SHA-256 of the cookie's token
+    Column("member_id", String(40), ForeignKey("account_members.id"), nullable=False, index=True),
+    Column("csrf_token", String(64), nullable=False),
+    Column("created_at", UTCDateTime(), nullable=False),
+    Column("last_seen_at", UTCDateTime(), nullable=False),
+    Column("expires_at", UTCDateTime(), nullable=False, index=True),
+)
+
+# --- state history of devices that talk to hardware (the dashboard's 24 h chart) -----------
+# The sandbox's history is the simulator's; a live device's is what its pulls stored.
+device_samples = Table(
+    "device_samples",
+    metadata,
+    Column("pk", Integer, primary_key=True, autoincrement=True),
+    Column("device_id", String(40), ForeignKey("devices.id"), nullable=False),
+    Column("at", UTCDateTime(), nullable=False),
+    Column("level", Float, nullable=True),  # percent (batteries)
+    Column("power_kw", Float, nullable=True),  # charge rate or charging power
+    Index(None, "device_id", "at"),
+)

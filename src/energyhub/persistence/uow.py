@@ -17,6 +17,7 @@ from energyhub.persistence.actions import SqlActionRepository
 from energyhub.persistence.devices import SqlDeviceRepository
 from energyhub.persistence.events import SqlEventRepository
 from energyhub.persistence.linking import SqlLinkingRepository
+from energyhub.persistence.members import SqlMemberRepository, SqlSampleRepository
 from energyhub.persistence.polling import SqlPollingRepository
 from energyhub.persistence.schedules import SqlScheduleRepository
 from energyhub.persistence.sessions import SqlSessionRepository
@@ -37,6 +38,8 @@ class SqlUnitOfWork:
     linking: SqlLinkingRepository
     sunspec: SqlSunspecRepository
     polling: SqlPollingRepository
+    members: SqlMemberRepository
+    samples: SqlSampleRepository
 
     def __init__(self, engine: AsyncEngine) -> None:
         self._engine = engine
@@ -56,6 +59,8 @@ class SqlUnitOfWork:
         self.linking = SqlLinkingRepository(self._connection)
         self.sunspec = SqlSunspecRepository(self._connection)
         self.polling = SqlPollingRepository(self._connection)
+        self.members = SqlMemberRepository(self._connection)
+        self.samples = SqlSampleRepository(self._connection)
         return self
 
     async def device_for_push(

@@ -103,8 +103,13 @@ class AccountService:
             await tx.accounts.add_key(api_key, hash_key(plaintext))
         return CreatedKey(plaintext, api_key)
 
-    async def revoke_key(self, key_id: str) -> bool:
+    async def revoke_key(self, key_id: str, account_id: str | None = None) -> bool:
+        """False when there is no such active key (with `account_id`: of that account)."""
         async with self._uow() as tx:
+            if account_id is not None:
+                found = await tx.accounts.get_key(key_id)
+                if found is None or found.account_id != account_id:
+                    return False
             revoked = await tx.accounts.revoke_key(key_id, self._clock.now())
         self._cache = {h: e for h, e in self._cache.items() if e[0].id != key_id}
         self._principals = {k: e for k, e in self._principals.items() if e[0].id != key_id}

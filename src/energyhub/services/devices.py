@@ -11,6 +11,7 @@ from energyhub.domain.capabilities import DeviceType
 from energyhub.domain.clock import Clock
 from energyhub.domain.devices import CacheType, Device, StateSource, User, Vehicle, is_fresh
 from energyhub.domain.errors import DeviceNotFound, UserNotFound
+from energyhub.domain.history import SAMPLES_KEPT, sample_of
 from energyhub.drivers.base import DeviceReading, DriverError
 from energyhub.services.changes import DeviceChangeFeed
 from energyhub.services.ports import (
@@ -93,6 +94,10 @@ class DeviceService:
             last_pulled_at=now,
             updated_at=now,
         )
+        if reading.available and not self._drivers[device.driver].instant:
+            # hardware has no history to ask for later: keep what each pull saw
+            sample = sample_of(device.type, reading.state, now)
+            await tx.samples.add_sample(device.id, sample, now - SAMPLES_KEPT)
         if device.vehicle_id is None or reading.vehicle is None:
             return (await tx.devices.vehicles_for_chargers([device.id])).get(device.id)
         seen = reading.vehicle

@@ -16,6 +16,7 @@ from energyhub.domain.clock import Clock
 from energyhub.domain.deliveries import DueDelivery, WebhookDelivery, WebhookEndpoint
 from energyhub.domain.devices import Device, User, Vehicle
 from energyhub.domain.events import OutboxEvent
+from energyhub.domain.history import StateSample
 from energyhub.domain.linking import LinkedAccount, LinkSession
 from energyhub.domain.schedules import ScheduleState
 from energyhub.domain.sessions import ChargingSession, SessionPage, SessionQuery
@@ -244,6 +245,17 @@ class ScheduleRepository(Protocol):
     ) -> Sequence[datetime]: ...
 
 
+class SampleRepository(Protocol):
+    """Live devices' recorded state (the dashboard's chart)."""
+
+    async def add_sample(
+        self, device_id: str, sample: StateSample, keep_after: datetime
+    ) -> None: ...
+    async def samples(
+        self, device_id: str, start: datetime, end: datetime
+    ) -> list[StateSample]: ...
+
+
 class LinkingRepository(Protocol):
     """Link sessions and linked accounts (spec 1.6, CONTRACT 8)."""
 
@@ -324,6 +336,11 @@ class DeviceOwner:
     now: datetime
 
 
+class StaleRead(Exception):
+    """What a push read without a lock changed before its write: nothing was written; run
+    the push again in a unit of work that locks."""
+
+
 class PushUnitOfWork(Protocol):
     """One transaction with what a push needs."""
 
@@ -341,7 +358,9 @@ class PushUnitOfWork(Protocol):
     async def device_for_push(
         self, account_id: str, environment: Environment, device_id: str, now: datetime
     ) -> tuple[Device, Sequence[Action]] | None:
-        """The device, locked until the transaction ends, with its actions in play."""
+        """The device, locked until the transaction ends, with its actions in play; or read
+        without the lock, and then the write checks that neither changed meanwhile (raising
+        `StaleRead` if they did, so the push runs again under the lock)."""
         ...
 
     async def add_action(self, action: Action, device_changes: dict[str, Any]) -> None:
@@ -374,6 +393,8 @@ class UnitOfWork(PushUnitOfWork, Protocol):
     def schedules(self) -> ScheduleRepository: ...
     @property
     def linking(self) -> LinkingRepository: ...
+    @property
+    def samples(self) -> SampleRepository: ...
 
 
 class UnitOfWorkFactory(Protocol):

@@ -1,0 +1,46 @@
+"""A device's state over the last 24 hours, for the dashboard's chart.
+
+Where the driver can say what the device did (the sandbox: its simulator is a function of
+time), the history is computed; devices that talk to hardware have what their pulls
+recorded (`DeviceService` keeps a sample per pull)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from datetime import datetime, timedelta
+
+from energyhub.domain.accounts import Principal
+from energyhub.domain.clock import Clock
+from energyhub.domain.devices import Device
+from energyhub.domain.errors import DeviceNotFound
+from energyhub.domain.history import HISTORY_SPAN, SAMPLE_STEP, History, StateSample, metric_for
+from energyhub.services.ports import UnitOfWorkFactory
+
+# (device, start, end, step) -> samples: a driver whose devices' past can be computed
+HistorySource = Callable[[Device, datetime, datetime, timedelta], list[StateSample]]
+
+
+class HistoryService:
+    def __init__(
+        self, uow: UnitOfWorkFactory, clock: Clock, computed: Mapping[str, HistorySource]
+    ) -> None:
+        self._uow = uow
+        self._clock = clock
+        self._computed = computed
+
+    async def last_day(self, principal: Principal, device_id: str) -> tuple[Device, History]:
+        """The caller's device (any type) and its last 24 hours."""
+        end = self._clock.now()
+        start = end - HISTORY_SPAN
+        async with self._uow() as tx:
+            device = await tx.devices.get_device(
+                principal.account_id, principal.environment, device_id
+            )
+            if device is None:
+                raise DeviceNotFound(device_id)
+            source = self._computed.get(device.driver)
+            if source is None:
+                samples = await tx.samples.samples(device_id, start, end)
+        if source is not None:
+            samples = source(device, start, end, SAMPLE_STEP)
+        return device, History(metric_for(device.type), start, end, tuple(samples))

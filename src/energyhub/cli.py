@@ -79,7 +79,10 @@ def serve(
         try:
             if demo:
                 made = await create_demo_if_empty(
-                    container.uow, container.services.accounts, container.services.sandbox
+                    container.uow,
+                    container.services.accounts,
+                    container.services.sandbox,
+                    container.members,
                 )
                 if made is not None:
                     _announce_demo(made, settings.public_base_url(host, port))
@@ -130,7 +133,8 @@ def _announce_demo(demo: Demo, base: str) -> None:
         f"user [bold]{demo.user_id}[/] with {len(demo.device_ids)} simulated devices)\n"
         f"  sandbox API key (shown once): [bold]{demo.key}[/]\n"
         f"  API docs:   {base}/docs\n"
-        f"  dashboard:  {base}/dashboard  (not built yet)\n"
+        f"  dashboard:  {base}/dashboard  (sign in as [bold]{demo.member_email}[/] with "
+        f"password [bold]{demo.member_password}[/], shown once)\n"
         f"  Link UI:    {base}/link/{demo.app_id}?token=...  (POST /link-sessions gives one)\n"
         f"  try:        curl -H 'x-api-key: {demo.key}' {base}/battery/{battery}\n"
     )

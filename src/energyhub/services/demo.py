@@ -1,19 +1,23 @@
 """The demo a newcomer meets on first start (CONTRACT 0): an account, a sandbox key and a
-user with one simulated device of each sandbox profile."""
+user with one simulated device of each sandbox profile, and a dashboard member whose
+password is printed once, like the key."""
 
 from __future__ import annotations
 
+import secrets
 from dataclasses import dataclass
 
 from energyhub.domain.accounts import Environment, Principal
 from energyhub.domain.capabilities import DeviceType
 from energyhub.drivers.sandbox.profiles import PROFILES
 from energyhub.services.accounts import AccountService
+from energyhub.services.members import MemberService
 from energyhub.services.ports import UnitOfWorkFactory
 from energyhub.services.sandbox import SandboxService
 
 DEMO_USER_ID = "demo-user"
 DEMO_USER_EMAIL = "demo@example.com"
+DEMO_MEMBER_EMAIL = "owner@demo.example"  # the dashboard's sign-in
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,10 +27,15 @@ class Demo:
     key: str
     user_id: str
     device_ids: dict[str, str]  # profile name -> device id
+    member_email: str  # signs in to the dashboard with
+    member_password: str  # shown once, like the key
 
 
 async def create_demo_if_empty(
-    uow: UnitOfWorkFactory, accounts: AccountService, sandbox: SandboxService
+    uow: UnitOfWorkFactory,
+    accounts: AccountService,
+    sandbox: SandboxService,
+    members: MemberService,
 ) -> Demo | None:
     """The demo, only when the database has no account yet."""
     async with uow() as tx:
@@ -41,7 +50,17 @@ async def create_demo_if_empty(
             principal, profile.device_type, DEMO_USER_ID, DEMO_USER_EMAIL, name
         )
         device_ids[name] = view.device.id
-    return Demo(account.id, account.app_id, created.key, DEMO_USER_ID, device_ids)
+    password = secrets.token_urlsafe(12)
+    await members.add_member(account.id, DEMO_MEMBER_EMAIL, password)
+    return Demo(
+        account.id,
+        account.app_id,
+        created.key,
+        DEMO_USER_ID,
+        device_ids,
+        DEMO_MEMBER_EMAIL,
+        password,
+    )
 
 
 def first_of(demo: Demo, device_type: DeviceType) -> str:

@@ -29,6 +29,7 @@ class Chart:
     width: int
     height: int
     lines: tuple[str, ...]  # one SVG `points` list per run of joined samples
+    dots: tuple[tuple[float, float], ...]  # samples with no neighbour near enough to join
     x_ticks: tuple[Tick, ...]
     y_ticks: tuple[Tick, ...]
     zero_y: float | None  # where 0 kW is, when the scale spans both signs
@@ -49,21 +50,18 @@ def line_chart(history: History) -> Chart:
     def y(value: float) -> float:
         return round(bottom - (value - low) / (high - low) * (bottom - top), 1)
 
-    lines: list[str] = []
-    run: list[str] = []
+    runs: list[list[tuple[float, float]]] = []
     previous: datetime | None = None
     for at, value in points:
-        if previous is not None and at - previous > GAP and run:
-            lines.append(" ".join(run))
-            run = []
-        run.append(f"{x(at)},{y(value)}")
+        if previous is None or at - previous > GAP:
+            runs.append([])
+        runs[-1].append((x(at), y(value)))
         previous = at
-    if run:
-        lines.append(" ".join(run))
     return Chart(
         width=WIDTH,
         height=HEIGHT,
-        lines=tuple(lines),
+        lines=tuple(" ".join(f"{px},{py}" for px, py in run) for run in runs if len(run) > 1),
+        dots=tuple(run[0] for run in runs if len(run) == 1),
         x_ticks=tuple(Tick(x(at), at.strftime("%H:%M")) for at in _hours(history)),
         y_ticks=tuple(
             Tick(y(low + (high - low) * i / 4), _format(low + (high - low) * i / 4))

@@ -197,8 +197,14 @@ def dashboard_app(services: DashboardServices, settings: Settings) -> Starlette:
 
     # --- sign-in -------------------------------------------------------------------------
     def sign_in_page(
-        request: Request, status: int = 200, error: str | None = None, email: str = ""
+        request: Request,
+        status: int = 200,
+        error: str | None = None,
+        email: str = "",
+        next_page: str | None = None,
     ) -> HTMLResponse:
+        """`next_page`: where to go once signed in (a refused POST's form field; otherwise
+        the query's `next`)."""
         token = secrets.token_urlsafe(32)
         response = render(
             "sign_in.html",
@@ -207,7 +213,7 @@ def dashboard_app(services: DashboardServices, settings: Settings) -> Starlette:
             error=error,
             email=email,
             sign_in_token=token,
-            next=_safe_next(request.query_params.get("next")),
+            next=_safe_next(next_page or request.query_params.get("next")),
             notice=notice_of(request),
         )
         response.set_cookie(
@@ -236,11 +242,13 @@ def dashboard_app(services: DashboardServices, settings: Settings) -> Starlette:
             return problem(refused.status, refused.title, refused.message, None)
         email = fields.get("email", "").strip()
         if not email or not fields.get("password"):
-            return sign_in_page(request, 400, "Enter your e-mail address and password.", email)
+            return sign_in_page(
+                request, 400, "Enter your e-mail address and password.", email, fields.get("next")
+            )
         try:
             signed_in = await services.members.sign_in(email, fields.get("password", ""))
         except SignInRefused as refused:
-            return sign_in_page(request, 400, refused.message, email)
+            return sign_in_page(request, 400, refused.message, email, fields.get("next"))
         response = back_to(_safe_next(fields.get("next")))
         response.set_cookie(
             cookie_name(request, SESSION_COOKIE),

@@ -87,3 +87,40 @@ def test_migrate(cli: CliRunner) -> None:
     result = cli.invoke(app, ["migrate"])
     assert result.exit_code == 0
     assert "up to date" in result.stderr
+
+
+def test_accounts_add_member_lets_someone_sign_in(cli: CliRunner) -> None:
+    account = _json(cli, "accounts", "create", "--name", "Acme", "--json")
+    assert isinstance(account, dict)
+    args = ["accounts", "add-member", "--account", account["accountId"]]
+    added = cli.invoke(
+        app,
+        [*args, "--email", "Ops@Acme.example", "--password-stdin", "--json"],
+        input="correct horse battery\n",
+    )
+    assert added.exit_code == 0, added.output
+    member = json.loads(added.stdout)
+    assert member["email"] == "ops@acme.example"
+    assert member["memberId"].startswith("mem_")
+    assert "correct horse battery" not in added.output
+    prompted = cli.invoke(
+        app, [*args, "--email", "two@acme.example"], input="another long secret\n" * 2
+    )
+    assert prompted.exit_code == 0, prompted.output
+    for email, password, says in [
+        ("ops@acme.example", "correct horse battery", "already a member"),
+        ("three@acme.example", "short", "at least 12 characters"),
+        ("not-an-address", "correct horse battery", "is not an e-mail address"),
+    ]:
+        refused = cli.invoke(
+            app, [*args, "--email", email, "--password-stdin"], input=password + "\n"
+        )
+        assert refused.exit_code == 1
+        assert says in refused.output
+    missing = cli.invoke(
+        app,
+        ["accounts", "add-member", "--account", "acc_nope", "--email", "x@y.example"],
+        input="correct horse battery\n" * 2,
+    )
+    assert missing.exit_code == 1
+    assert "no account" in missing.output

@@ -1,5 +1,6 @@
 """A newcomer's first start (CONTRACT 0), as a real process: `energyhub serve` on an empty
-database prints a sandbox key that reads a battery at once."""
+database prints a sandbox key that reads a battery at once, and a dashboard sign-in that
+opens the dashboard."""
 
 from __future__ import annotations
 
@@ -32,5 +33,24 @@ def test_first_start_prints_a_working_sandbox_key(tmp_path: Path) -> None:
         assert response.json()["data"]["type"] == "battery"
         users = httpx.get(f"{base}/users/demo-user/devices", headers=headers)
         assert users.json()["data"]["pagination"]["total"] == 8  # six devices, two vehicles
+        sign_in = re.search(r"sign in as (\S+) with password (\S+), shown once", output)
+        assert sign_in, output
+        with httpx.Client(base_url=base) as browser:
+            form = browser.get("/dashboard/sign-in")
+            token = re.search(r'name="sign_in_token" value="([^"]+)"', form.text)
+            assert token
+            answer = browser.post(
+                "/dashboard/sign-in",
+                data={
+                    "sign_in_token": token[1],
+                    "email": sign_in[1],
+                    "password": sign_in[2],
+                    "next": "/dashboard/sandbox/devices",
+                },
+            )
+            assert answer.status_code == 303
+            devices = browser.get("/dashboard/sandbox/devices")
+            assert "6 devices in the sandbox environment" in devices.text
+            assert battery.group(1) in devices.text
     finally:
         service.stop()

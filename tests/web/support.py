@@ -55,13 +55,18 @@ class ThreadedService:
     loop: the app, its database connections and the fake clock are real; only time is the
     test's. `call` runs a coroutine on the service's loop (to seed accounts, read rows)."""
 
-    def __init__(self, directory: Path, clock: FakeClock) -> None:
+    def __init__(self, directory: Path, clock: FakeClock, **settings: Any) -> None:
+        """`settings`: more `Settings` fields (e.g. `sandbox_link_event_delay_s=0`), over the
+        defaults below."""
         self.clock = clock
         self.settings = Settings(
-            database_url=f"sqlite+aiosqlite:///{directory / 'energyhub.db'}",
-            key_cache_ttl_s=0,
-            rate_limit_sandbox=1_000_000,
-            rate_limit_live=1_000_000,
+            **{
+                "database_url": f"sqlite+aiosqlite:///{directory / 'energyhub.db'}",
+                "key_cache_ttl_s": 0,
+                "rate_limit_sandbox": 1_000_000,
+                "rate_limit_live": 1_000_000,
+                **settings,
+            }
         )
         self._socket = socket.socket()
         self._socket.bind(("127.0.0.1", 0))
@@ -123,6 +128,12 @@ class ThreadedService:
             return account.id, account.app_id, created.key
 
         return self.call(make())
+
+    def new_member(self, account_id: str, email: str, password: str) -> str:
+        """A dashboard member of the account (password 12+ characters); their id."""
+        assert self.container is not None
+        member = self.call(self.container.members.add_member(account_id, email, password))
+        return member.id
 
     def stop(self) -> None:
         if self._server is not None:

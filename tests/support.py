@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
 import httpx
+from aiohttp import web
 
 from energyhub.bootstrap import Container, build_app
 from energyhub.domain.accounts import Environment
@@ -81,3 +82,21 @@ async def open_api(container: Container, clock: FakeClock) -> AsyncIterator[Api]
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
         yield Api(client, container, clock)
+
+
+@asynccontextmanager
+async def local_receiver(
+    handle: Callable[[web.Request], Awaitable[web.Response]], path: str = "/hook"
+) -> AsyncIterator[str]:
+    """A real HTTP server on 127.0.0.1 (a webhook receiver) whose POSTs to `path` go to
+    `handle`; yields its URL."""
+    app = web.Application()
+    app.router.add_post(path, handle)
+    runner = web.AppRunner(app, access_log=None)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    try:
+        yield f"http://127.0.0.1:{runner.addresses[0][1]}{path}"
+    finally:
+        await runner.cleanup()

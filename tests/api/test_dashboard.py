@@ -18,7 +18,7 @@ from energyhub.domain.accounts import Environment, Principal
 from energyhub.domain.devices import Device
 from energyhub.domain.members import SESSION_IDLE_LIMIT, SESSION_LIFETIME
 from energyhub.drivers.base import CommandReceipt, CommandRequest, DeviceReading
-from tests.support import Api, Caller
+from tests.support import Api, Caller, local_receiver
 
 PASSWORD = "correct horse battery staple"
 SIGN_IN_TOKEN = re.compile(r'name="sign_in_token" value="([^"]+)"')
@@ -368,17 +368,8 @@ async def receiver() -> AsyncIterator[tuple[str, list[int]]]:
         answers.append(503 if not answers else 204)
         return web.Response(status=answers[-1])
 
-    app = web.Application()
-    app.router.add_post("/hook", hook)
-    runner = web.AppRunner(app)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    port = runner.addresses[0][1]
-    try:
-        yield f"http://127.0.0.1:{port}/hook", answers
-    finally:
-        await runner.cleanup()
+    async with local_receiver(hook) as url:
+        yield url, answers
 
 
 async def test_deliveries_are_listed_shown_with_every_attempt_and_resent(

@@ -19,7 +19,7 @@ from sqlalchemy import select
 from energyhub.domain.clock import FakeClock
 from energyhub.persistence.tables import webhook_events
 from tests.processes import start_service
-from tests.web.support import CHROMIUM_ARGS, NO_CHROMIUM, ThreadedService, chromium_path
+from tests.web.support import NO_CHROMIUM, ThreadedService, chromium_path
 
 sync_api = pytest.importorskip(
     "playwright.sync_api", reason="playwright is not installed (pip install playwright)"
@@ -44,16 +44,6 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ThreadedServic
         yield running
     finally:
         running.stop()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_api.sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
-        try:
-            yield launched
-        finally:
-            launched.close()
 
 
 def new_page(browser: Browser, width: int = 1024, height: int = 800) -> Page:

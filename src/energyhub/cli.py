@@ -34,6 +34,10 @@ devices_app = typer.Typer(
     help="Live devices: commission chargers and batteries.", no_args_is_help=True
 )
 app.add_typer(devices_app, name="devices")
+secrets_app = typer.Typer(
+    help="The encryption of stored secrets (ENERGYHUB_SECRET_KEY).", no_args_is_help=True
+)
+app.add_typer(secrets_app, name="secrets")
 
 err = Console(stderr=True, soft_wrap=True)
 T = TypeVar("T")
@@ -380,4 +384,25 @@ def devices_add_sunspec(
         err.print(
             f"device [bold]{result['deviceId']}[/]: {result['vendor']} {result['model']} at "
             f"{host}:{port} unit {unit_id} (SunSpec models {models})"
+        )
+
+
+@secrets_app.command("rotate")
+def secrets_rotate(as_json: JsonFlag = False) -> None:
+    """Encrypt every stored secret (manufacturer credentials, webhook signing secrets) with
+    the first key of ENERGYHUB_SECRET_KEY. To change keys: put a new key first
+    (`ENERGYHUB_SECRET_KEY=new,old`), restart, run this, then drop the old key."""
+
+    async def work(c: Container) -> dict[str, int]:
+        credentials = await c.services.linking.rotate_credentials()
+        signing = await c.services.webhooks.reseal_secrets()
+        return {"credentials": credentials, "signingSecrets": signing}
+
+    result = _run(work)
+    if as_json:
+        _print_json(result)
+    else:
+        err.print(
+            f"re-encrypted {result['credentials']} manufacturer credentials and "
+            f"{result['signingSecrets']} webhook signing secrets with the first key"
         )

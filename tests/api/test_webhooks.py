@@ -10,17 +10,23 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
+from cryptography.fernet import Fernet
 from hypothesis import given, settings
 from hypothesis.strategies import from_regex
+from sqlalchemy import select
 
 from energyhub.api.webhook_schemas import URL_PATTERN
-from energyhub.domain.accounts import Environment
+from energyhub.domain.accounts import Environment, Principal
 from energyhub.domain.clock import isoformat_utc
 from energyhub.domain.events import OutboxEvent
 from energyhub.domain.webhooks import EventType, validate_endpoint_url
 from energyhub.outbound.webhook_client import AttemptOutcome, WebhookRequest
+from energyhub.persistence.secrets import secret_keys
+from energyhub.persistence.tables import webhook_endpoints
 from energyhub.services.ids import prefixed_id
+from energyhub.services.secrets import CredentialCipher, CredentialsUnreadable
 from energyhub.services.webhook_sender import WebhookSender
+from energyhub.services.webhooks import WebhookService
 from tests.support import Api, Caller
 
 ENDPOINT_KEYS = {"id", "url", "description", "events", "enabled", "createdAt"}
@@ -63,7 +69,12 @@ class FakeClient:
 
 def sender(api: Api, client: FakeClient, schedule: tuple[float, ...] = (5, 300)) -> WebhookSender:
     return WebhookSender(
-        api.container.uow, client, api.clock, retry_schedule=schedule, rng=random.Random(1)
+        api.container.uow,
+        client,
+        api.clock,
+        cipher=api.container.cipher,
+        retry_schedule=schedule,
+        rng=random.Random(1),
     )
 
 
@@ -246,6 +257,63 @@ async def test_rotate_secret_signs_later_attempts_with_the_new_one(api: Api) -> 
     await add_event(api, caller)
     await sender(api, client).run_due("test")
     assert [r.secret for r in client.requests] == [rotated["secret"]]
+
+
+async def stored_secret(api: Api, endpoint_id: str) -> str:
+    async with api.container.engine.connect() as connection:
+        row = await connection.execute(
+            select(webhook_endpoints.c.secret).where(webhook_endpoints.c.id == endpoint_id)
+        )
+        stored: str = row.scalar_one()
+    return stored
+
+
+async def test_signing_secrets_are_stored_encrypted(api: Api) -> None:
+    caller = await api.caller()
+    created = await create(api, caller)
+    stored = await stored_secret(api, created["id"])
+    assert created["secret"] not in stored
+    assert api.container.cipher.open_text(stored) == created["secret"]
+    rotated = await api.client.post(
+        f"/webhooks/endpoints/{created['id']}/rotate-secret", headers=caller.headers
+    )
+    new_secret = rotated.json()["data"]["secret"]
+    stored_again = await stored_secret(api, created["id"])
+    assert new_secret not in stored_again
+    assert api.container.cipher.open_text(stored_again) == new_secret
+
+
+async def test_secrets_in_the_clear_still_sign_and_are_sealed_with_a_new_key(api: Api) -> None:
+    """A secret stored before encryption keeps working; `reseal_secrets` (`energyhub secrets
+    rotate`) encrypts it, and re-encrypts the others with a new first key, after which the
+    old key can go."""
+    caller = await api.caller()
+    legacy = await create(api, caller)
+    sealed = await create(api, caller, url="https://hooks.example.com/other")
+    async with api.container.uow() as tx:
+        await tx.webhooks.set_secret(legacy["id"], legacy["secret"])  # as stored before
+    client = FakeClient(api)
+    await add_event(api, caller)
+    await sender(api, client).run_due("test")
+    assert sorted(r.secret for r in client.requests) == sorted([legacy["secret"], sealed["secret"]])
+    old_key = settings_key(api)
+    new_key = Fernet.generate_key().decode()
+    both = WebhookService(api.container.uow, api.clock, CredentialCipher([new_key, old_key]))
+    assert await both.reseal_secrets(batch=1) == 2
+    only_new = CredentialCipher([new_key])
+    for endpoint, stored in [(e, await stored_secret(api, e["id"])) for e in (legacy, sealed)]:
+        assert not stored.startswith("whsec_")
+        assert only_new.open_text(stored) == endpoint["secret"]
+    principal = Principal(caller.account_id, Environment.SANDBOX, caller.key_id)
+    after = WebhookService(api.container.uow, api.clock, only_new)
+    assert (await after.get_endpoint(principal, legacy["id"])).secret == legacy["secret"]
+    with pytest.raises(CredentialsUnreadable):
+        CredentialCipher([Fernet.generate_key().decode()]).open_text(stored)
+
+
+def settings_key(api: Api) -> str:
+    """The container's (generated) first secret key."""
+    return secret_keys(api.container.settings)[0]
 
 
 async def test_unknown_ids_are_404_with_their_codes(api: Api) -> None:
@@ -525,7 +593,9 @@ async def test_attempts_run_side_by_side_up_to_the_bound(api: Api) -> None:
     client = GatedClient()
     for n in range(10):
         await add_event(api, caller, payload={**PUSH_PAYLOAD, "actionId": f"act_{n}"})
-    webhooks = WebhookSender(api.container.uow, client, api.clock, concurrency=3, batch=4)
+    webhooks = WebhookSender(
+        api.container.uow, client, api.clock, cipher=api.container.cipher, concurrency=3, batch=4
+    )
     assert await asyncio.wait_for(webhooks.run_due("test"), 10) == 10
     assert client.most == 3
     assert len({r.delivery_id for r in client.requests}) == 10

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
 import pytest
+from cryptography.fernet import Fernet
 from typer.testing import CliRunner
 
+from energyhub.bootstrap import build_container
 from energyhub.cli import app
+from energyhub.config import Settings
+from energyhub.domain.accounts import Environment, Principal
 
 
 @pytest.fixture
@@ -124,3 +129,47 @@ def test_accounts_add_member_lets_someone_sign_in(cli: CliRunner) -> None:
     )
     assert missing.exit_code == 1
     assert "no account" in missing.output
+
+
+def test_secrets_rotate_reencrypts_with_the_first_key(
+    cli: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An old key, then a new one put first: `secrets rotate` re-encrypts what the old key
+    sealed, so the service starts with the new key alone."""
+    old, new = Fernet.generate_key().decode(), Fernet.generate_key().decode()
+    monkeypatch.setenv("ENERGYHUB_SECRET_KEY", old)
+    account = _json(cli, "accounts", "create", "--name", "Acme", "--json")
+    assert isinstance(account, dict)
+    key = _json(cli, "keys", "create", "--account", account["accountId"], "--env", "test", "--json")
+    assert isinstance(key, dict)
+
+    async def add_endpoint() -> str:
+        container = await build_container(Settings(database_url=db_url(tmp_path)))
+        try:
+            principal = Principal(account["accountId"], Environment.SANDBOX, key["keyId"])
+            made = await container.services.webhooks.create_endpoint(
+                principal, "https://hooks.example.com/x"
+            )
+            return made.secret
+        finally:
+            await container.aclose()
+
+    secret = asyncio.run(add_endpoint())
+    monkeypatch.setenv("ENERGYHUB_SECRET_KEY", f"{new},{old}")
+    assert _json(cli, "secrets", "rotate", "--json") == {"credentials": 0, "signingSecrets": 1}
+    monkeypatch.setenv("ENERGYHUB_SECRET_KEY", new)
+
+    async def reveal() -> str:
+        container = await build_container(Settings(database_url=db_url(tmp_path)))
+        try:
+            principal = Principal(account["accountId"], Environment.SANDBOX, key["keyId"])
+            (endpoint,) = await container.services.webhooks.list_endpoints(principal)
+            return endpoint.secret
+        finally:
+            await container.aclose()
+
+    assert asyncio.run(reveal()) == secret
+
+
+def db_url(tmp_path: Path) -> str:
+    return f"sqlite+aiosqlite:///{tmp_path / 'cli.db'}"

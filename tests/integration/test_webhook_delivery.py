@@ -271,11 +271,15 @@ async def test_delivery_of_a_dead_sender_is_sent_again_once_its_lease_ends(
     (event,) = await add_events(api, caller, 1)
     container = api.container
     # it never looks for more work by itself: the test decides when its lease has run out
-    dying = WebhookSender(container.uow, container.webhook_client, api.clock, recheck_s=3600)
+    dying = WebhookSender(
+        container.uow, container.webhook_client, api.clock, cipher=container.cipher, recheck_s=3600
+    )
     stuck = asyncio.create_task(dying.run_due("dead-sender"))
     try:
         await receiver.wait_for(lambda: len(receiver.received) == 1)
-        survivor = WebhookSender(container.uow, container.webhook_client, api.clock)
+        survivor = WebhookSender(
+            container.uow, container.webhook_client, api.clock, cipher=container.cipher
+        )
         assert await survivor.run_due("survivor") == 0, "the lease still holds"
         api.clock.advance(LEASE.total_seconds() + 1)
         assert await survivor.run_due("survivor") == 1
@@ -382,6 +386,7 @@ async def test_two_senders_at_once_send_each_attempt_once(api: Api, receiver: Re
             container.uow,
             container.webhook_client,
             api.clock,
+            cipher=container.cipher,
             retry_schedule=container.settings.webhook_retry_schedule_s,
             batch=10,
         )
@@ -476,7 +481,9 @@ async def test_live_endpoints_may_not_reach_private_addresses_unless_allowed(
     await add_events(api, caller, 1, environment="live")
     await add_events(api, caller, 1, environment="sandbox", first=1)
     container = api.container
-    guarded = WebhookSender(container.uow, container.webhook_client, api.clock)
+    guarded = WebhookSender(
+        container.uow, container.webhook_client, api.clock, cipher=container.cipher
+    )
     assert await guarded.run_due("guarded") == 2
     assert [r.path for r in receiver.received] == ["/sandbox"], "sandbox endpoints may"
     (refused,) = await deliveries(api, live)

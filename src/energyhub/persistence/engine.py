@@ -72,5 +72,23 @@ async def migrate(engine: AsyncEngine) -> None:
         cfg.attributes["connection"] = sync_connection
         command.upgrade(cfg, "head")
 
-    async with engine.begin() as connection:
-        await connection.run_sync(upgrade)
+    if engine.dialect.name != "sqlite":
+        async with engine.begin() as connection:
+            await connection.run_sync(upgrade)
+        return
+    # SQLite changes a column by rebuilding its table, and dropping a table that others
+    # reference fails while foreign keys are enforced: SQLite's own procedure is to switch
+    # them off outside the transaction, change the schema, check every reference, commit.
+    async with engine.connect() as connection:
+        await connection.exec_driver_sql("PRAGMA foreign_keys=OFF")
+        await connection.commit()
+        try:
+            await connection.run_sync(upgrade)
+            broken = (await connection.exec_driver_sql("PRAGMA foreign_key_check")).fetchall()
+            if broken:
+                await connection.rollback()
+                raise RuntimeError(f"a migration broke {len(broken)} foreign key references")
+            await connection.commit()
+        finally:
+            await connection.exec_driver_sql("PRAGMA foreign_keys=ON")
+            await connection.commit()

@@ -143,6 +143,16 @@ class SqlWebhookRepository:
     async def set_secret(self, endpoint_id: str, secret: str) -> None:
         await self._c.execute(update(E).where(E.c.id == endpoint_id).values(secret=secret))
 
+    async def secrets_page(self, after_pk: int, limit: int) -> list[tuple[int, str, str]]:
+        """(pk, id, stored secret) of every endpoint, deleted ones too, in pk order."""
+        rows = await self._c.execute(
+            select(E.c.pk, E.c.id, E.c.secret)
+            .where(E.c.pk > after_pk)
+            .order_by(E.c.pk)
+            .limit(limit)
+        )
+        return [(r.pk, r.id, r.secret) for r in rows]
+
     async def delete_endpoint(
         self, account_id: str, environment: str, endpoint_id: str, at: datetime
     ) -> bool:

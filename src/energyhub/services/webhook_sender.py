@@ -33,6 +33,8 @@ from energyhub.domain.webhooks import DEFAULT_RETRY_SCHEDULE_S, DeliveryStatus, 
 from energyhub.outbound.webhook_client import AttemptOutcome, WebhookRequest
 from energyhub.services.ids import prefixed_id
 from energyhub.services.ports import UnitOfWorkFactory
+from energyhub.services.secrets import CredentialCipher
+from energyhub.services.webhooks import open_signing_secret
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +46,7 @@ CONCURRENCY = 50
 BATCH = 200
 RECORD_BATCH = 50
 RECHECK_S = 0.5
+SECRETS_CACHED = 10_000  # opened signing secrets kept (a rotation leaves the old one unused)
 """While slow attempts are under way, how often to look for new due work anyway."""
 
 
@@ -63,6 +66,7 @@ class WebhookSender:
         client: AttemptSender,
         clock: Clock,
         *,
+        cipher: CredentialCipher,
         retry_schedule: Sequence[float] = DEFAULT_RETRY_SCHEDULE_S,
         allow_private_live: bool = False,
         rng: random.Random | None = None,
@@ -71,12 +75,15 @@ class WebhookSender:
         lease: timedelta = LEASE,
         recheck_s: float = RECHECK_S,
     ) -> None:
-        """`allow_private_live`: live endpoints may reach private addresses too (sandbox
+        """`cipher` opens the stored signing secrets. `allow_private_live`: live endpoints
+        may reach private addresses too (sandbox
         ones always may). `rng` draws the retry jitter; tests seed it. `recheck_s`: how
         often a run looks for new work while only slow attempts are under way."""
         self._uow = uow
         self._client = client
         self._clock = clock
+        self._cipher = cipher
+        self._secrets: dict[str, str] = {}  # stored -> in the clear, so each opens once
         self._schedule = tuple(retry_schedule)
         self._allow_private_live = allow_private_live
         self._rng = rng or random.Random()
@@ -120,13 +127,21 @@ class WebhookSender:
         return claimed, len(claimed)
 
     # --- attempts -------------------------------------------------------------------------
+    def _secret(self, stored: str) -> str:
+        opened = self._secrets.get(stored)
+        if opened is None:
+            if len(self._secrets) >= SECRETS_CACHED:
+                self._secrets.clear()
+            opened = self._secrets[stored] = open_signing_secret(self._cipher, stored)
+        return opened
+
     async def _attempt(self, due: DueDelivery) -> AttemptOutcome:
         delivery = due.delivery
         request = WebhookRequest(
             delivery_id=delivery.id,
             event_type=delivery.event_type,
             url=due.url,
-            secret=due.secret,
+            secret=self._secret(due.secret),
             body=delivery.body.encode(),
             allow_private=delivery.environment == "sandbox" or self._allow_private_live,
         )

@@ -13,6 +13,7 @@ from energyhub.domain.clock import Clock
 from energyhub.domain.deliveries import WebhookDelivery, WebhookEndpoint
 from energyhub.domain.errors import DeliveryNotFound, EndpointNotFound
 from energyhub.domain.webhooks import (
+    SECRET_PREFIX,
     DeliveryStatus,
     EventType,
     new_signing_secret,
@@ -20,8 +21,15 @@ from energyhub.domain.webhooks import (
 )
 from energyhub.services.ids import prefixed_id
 from energyhub.services.ports import UnitOfWork, UnitOfWorkFactory
+from energyhub.services.secrets import CredentialCipher
 
 log = logging.getLogger(__name__)
+
+
+def open_signing_secret(cipher: CredentialCipher, stored: str) -> str:
+    """A stored signing secret in the clear. Secrets are stored encrypted; one stored before
+    they were (it starts `whsec_`) is used as it is until `energyhub secrets rotate`."""
+    return stored if stored.startswith(SECRET_PREFIX) else cipher.open_text(stored)
 
 
 class WebhookService:
@@ -29,11 +37,14 @@ class WebhookService:
         self,
         uow: UnitOfWorkFactory,
         clock: Clock,
+        cipher: CredentialCipher,
         wake: Callable[[datetime | None], None] = lambda _due: None,
     ) -> None:
-        """`wake(due_at)` tells the sender that a delivery is due (a resend)."""
+        """`cipher` encrypts the signing secrets at rest; `wake(due_at)` tells the sender
+        that a delivery is due (a resend)."""
         self._uow = uow
         self._clock = clock
+        self._cipher = cipher
         self._wake = wake
 
     # --- endpoints ------------------------------------------------------------------------
@@ -57,7 +68,7 @@ class WebhookService:
             created_at=self._clock.now(),
         )
         async with self._uow() as tx:
-            await tx.webhooks.add_endpoint(endpoint)
+            await tx.webhooks.add_endpoint(self._sealed(endpoint))
         log.info(
             "webhook endpoint %s created (account %s, %s)",
             endpoint.id,
@@ -68,9 +79,10 @@ class WebhookService:
 
     async def list_endpoints(self, principal: Principal) -> list[WebhookEndpoint]:
         async with self._uow() as tx:
-            return await tx.webhooks.list_endpoints(
+            listed = await tx.webhooks.list_endpoints(
                 principal.account_id, principal.environment.value
             )
+        return [self._opened(e) for e in listed]
 
     async def get_endpoint(self, principal: Principal, endpoint_id: str) -> WebhookEndpoint:
         async with self._uow() as tx:
@@ -95,7 +107,7 @@ class WebhookService:
         secret = new_signing_secret()
         async with self._uow() as tx:
             endpoint = await self._endpoint(tx, principal, endpoint_id)
-            await tx.webhooks.set_secret(endpoint_id, secret)
+            await tx.webhooks.set_secret(endpoint_id, self._cipher.seal_text(secret))
         log.info("webhook endpoint %s: signing secret rotated", endpoint_id)
         return replace(endpoint, secret=secret)
 
@@ -141,15 +153,42 @@ class WebhookService:
         self._wake(now)
         return replace(delivery, next_attempt_at=now, updated_at=now)
 
+    async def reseal_secrets(self, batch: int = 200) -> int:
+        """Encrypts every stored signing secret again with the first configured key (and
+        those stored in the clear before secrets were encrypted), so older keys can be
+        dropped from ENERGYHUB_SECRET_KEY. Returns how many."""
+        count, after = 0, 0
+        while True:
+            async with self._uow() as tx:
+                page = await tx.webhooks.secrets_page(after, batch)
+                for _, endpoint_id, stored in page:
+                    resealed = (
+                        self._cipher.seal_text(stored)
+                        if stored.startswith(SECRET_PREFIX)
+                        else self._cipher.rotate(stored)
+                    )
+                    await tx.webhooks.set_secret(endpoint_id, resealed)
+            if not page:
+                return count
+            count += len(page)
+            after = page[-1][0]
+
     # --- helpers --------------------------------------------------------------------------
-    @staticmethod
-    async def _endpoint(tx: UnitOfWork, principal: Principal, endpoint_id: str) -> WebhookEndpoint:
+    def _sealed(self, endpoint: WebhookEndpoint) -> WebhookEndpoint:
+        return replace(endpoint, secret=self._cipher.seal_text(endpoint.secret))
+
+    def _opened(self, endpoint: WebhookEndpoint) -> WebhookEndpoint:
+        return replace(endpoint, secret=open_signing_secret(self._cipher, endpoint.secret))
+
+    async def _endpoint(
+        self, tx: UnitOfWork, principal: Principal, endpoint_id: str
+    ) -> WebhookEndpoint:
         endpoint = await tx.webhooks.get_endpoint(
             principal.account_id, principal.environment.value, endpoint_id
         )
         if endpoint is None:
             raise EndpointNotFound()
-        return endpoint
+        return self._opened(endpoint)
 
     @staticmethod
     async def _delivery(tx: UnitOfWork, principal: Principal, delivery_id: str) -> WebhookDelivery:

@@ -107,7 +107,7 @@ class Gateway:
                 if await self._serve_cached_read(scope, context, raw_send):
                     return
                 if self._is_fast_push(scope):
-                    replay = await self._serve_push(scope, receive, context, send)
+                    replay = await self._serve_push(scope, receive, context, raw_send)
                     if replay is None:
                         return
                     receive = replay
@@ -165,7 +165,8 @@ class Gateway:
         self, scope: Scope, receive: Receive, context: RequestContext, send: Send
     ) -> Receive | None:
         """Answers a well-formed push; a body that does not validate goes on to FastAPI
-        (the `Receive` returned replays it), which words the error as for every route."""
+        (the `Receive` returned replays it), which words the error as for every route.
+        `send` is the server's own: the answer carries every header already."""
         body = await _read_body(receive)
         try:
             parsed = PUSH_BODY.validate_json(body)
@@ -180,7 +181,12 @@ class Gateway:
         data = orjson.dumps(action_body(action))
         now = self.deps.clock.now()
         answer = success_bytes(data, context, context.principal.environment.value, now)
-        headers = [*JSON_HEADERS, (b"content-length", str(len(answer)).encode())]
+        headers = [
+            *JSON_HEADERS,
+            (b"content-length", str(len(answer)).encode()),
+            (b"x-request-id", context.request_id.encode()),
+            *context.rate_limit_headers,
+        ]
         await send(
             {"type": "http.response.start", "status": push_status(action), "headers": headers}
         )

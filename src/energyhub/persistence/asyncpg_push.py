@@ -1,16 +1,21 @@
 """The push hot path on PostgreSQL, over asyncpg directly.
 
-A push needs five statements in one transaction (lock the device, read its actions in play,
-insert the action, update the device and, rarely, the actions it replaces). Through
-SQLAlchemy's async layers each cost ~0.3 ms of Python; straight on asyncpg, with the
-statements prepared once per connection, ~0.05 ms (bench/push.py). The SQL is generated from
-the table definitions in `tables.py`, and rows map through the same functions as the
+A push reads its device with the actions in play, decides, and writes the new action with
+its device's changes. Holding the device's row lock from the read to the commit costs five
+round trips (BEGIN, lock, read, write, COMMIT), each ~0.05 ms of Python here and as much in
+the database; instead the read takes no lock, and the write is one statement that locks the
+row and writes only if neither the device nor its actions in play changed since the read
+(their row versions, `xmin`, say so). Two round trips; when something did change, nothing is
+written and `StaleRead` sends the push round again under the lock (the one-action rule
+holds either way). A push that writes more (it replaces actions, or its event) takes the
+lock before its first other write, checking the same way. The SQL is generated from the
+table definitions in `tables.py`, and rows map through the same functions as the
 SQLAlchemy repositories, so the two cannot drift apart."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
 from types import TracebackType
 from typing import Any, Self
@@ -28,6 +33,7 @@ from energyhub.persistence.actions import IN_PLAY, action_from_row, action_value
 from energyhub.persistence.devices import device_from_row
 from energyhub.persistence.events import event_values
 from energyhub.persistence.tables import actions, devices, webhook_events
+from energyhub.services.ports import StaleRead
 
 
 def _columns(table: Table) -> str:
@@ -50,10 +56,68 @@ SELECT_IN_PLAY = (
     'AND "end" > $3)) ORDER BY pk'
 )
 INSERT_COLUMNS = [c.name for c in actions.columns if c.name != "pk"]
+INSERT_COLUMN_LIST = ", ".join(f'"{c}"' for c in INSERT_COLUMNS)
 INSERT_ACTION = (
-    f"INSERT INTO actions ({', '.join(f'{chr(34)}{c}{chr(34)}' for c in INSERT_COLUMNS)}) "
+    f"INSERT INTO actions ({INSERT_COLUMN_LIST}) "
     f"VALUES ({', '.join(f'${i}' for i in range(1, len(INSERT_COLUMNS) + 1))})"
 )
+
+
+# A push's read: the device with its row version (`xmin`) and those of its actions in play,
+# as `energyhub_push_unchanged` compares them; the actions themselves only when there are any
+# (rarely, on the hot path).
+def _in_play_sql(device: str, now: str) -> str:
+    states = ", ".join(repr(state) for state in IN_PLAY)
+    return (
+        f"a.device_id = {device} AND (a.state IN ({states}) OR "
+        f"(a.state = '{ActionState.COMPLETED.value}' AND a.\"end\" > {now}))"
+    )
+
+
+def _action_versions_sql(device: str, now: str) -> str:
+    return (
+        "(SELECT string_agg(a.id || ':' || a.xmin::text, ',' ORDER BY a.pk) FROM actions a "
+        f"WHERE {_in_play_sql(device, now)})"
+    )
+
+
+SELECT_FOR_PUSH = (
+    "SELECT "
+    + ", ".join(
+        "d.capabilities::text AS capabilities" if c.name == "capabilities" else f'd."{c.name}"'
+        for c in devices.columns
+    )
+    + ", d.xmin::text AS device_version, "
+    + _action_versions_sql("d.id", "$2")
+    + " AS action_versions FROM devices d WHERE d.id = $1"
+)
+SELECT_IN_PLAY_VERSIONS = (
+    f"SELECT {', '.join(f'a.{chr(34)}{c.name}{chr(34)}' for c in actions.columns)}, "
+    f"a.xmin::text AS action_version FROM actions a WHERE {_in_play_sql('$1', '$2')} "
+    "ORDER BY a.pk"
+)
+# Session-local (pg_temp), created on each pooled connection: no migration, no shared state.
+# In a volatile PL/pgSQL function each statement takes a new snapshot, so the versions are
+# read after the lock is held, including whatever the previous holder committed.
+UNCHANGED_FUNCTION = "pg_temp.energyhub_push_unchanged"
+CREATE_UNCHANGED_FUNCTION = f"""
+CREATE OR REPLACE FUNCTION {UNCHANGED_FUNCTION}(p_device text, p_seen text, p_now timestamptz)
+RETURNS boolean LANGUAGE plpgsql VOLATILE AS $body$
+DECLARE
+    device_version text;
+    action_versions text;
+BEGIN
+    -- the locked row is its newest version, whatever this statement's snapshot
+    SELECT xmin::text INTO device_version FROM devices WHERE id = p_device FOR UPDATE;
+    SELECT {_action_versions_sql("p_device", "p_now")} INTO action_versions;
+    RETURN (device_version || '|' || coalesce(action_versions, '')) IS NOT DISTINCT FROM p_seen;
+END
+$body$"""
+
+
+def _version(device_version: str, action_versions: str | None) -> str:
+    """What `energyhub_push_unchanged` compares: the device's and its actions' row versions."""
+    return device_version + "|" + (action_versions or "")
 
 
 class _UpdateStatements:
@@ -93,6 +157,27 @@ def _add_action_sql(device_columns: tuple[str, ...]) -> str:
     return f"WITH added AS ({INSERT_ACTION}) {update}"
 
 
+_ADD_IF_UNCHANGED: dict[tuple[str, ...], str] = {}
+
+
+def _add_action_if_unchanged_sql(device_columns: tuple[str, ...]) -> str:
+    """`_add_action_sql` under `energyhub_push_unchanged`: the row lock, the check, and the
+    writes (or none) in one statement; parameters as there, then the versions seen and now."""
+    found = _ADD_IF_UNCHANGED.get(device_columns)
+    if found is None:
+        n = len(INSERT_COLUMNS)
+        device, seen, now = n + 1, n + len(device_columns) + 2, n + len(device_columns) + 3
+        values = ", ".join(f"${i}" for i in range(1, n + 1))
+        update = UPDATE_DEVICES.sql(device_columns, first=device)
+        found = _ADD_IF_UNCHANGED[device_columns] = (
+            f"WITH ok AS (SELECT {UNCHANGED_FUNCTION}(${device}, ${seen}, ${now}) AS ok), "
+            f"added AS (INSERT INTO actions ({INSERT_COLUMN_LIST}) SELECT {values} "
+            "WHERE (SELECT ok FROM ok)) "
+            f"{update} AND (SELECT ok FROM ok)"
+        )
+    return found
+
+
 def _owned(row: asyncpg.Record, account_id: str, environment: Environment) -> Device | None:
     """The device when it belongs to this account and environment (else it is not found)."""
     if row["account_id"] != account_id or row["environment"] != environment.value:
@@ -105,41 +190,58 @@ def _changed(status: str) -> bool:
     return not status.endswith(" 0")
 
 
+Ready = Callable[[], Awaitable[None]]
+
+
+async def _no_wait() -> None:
+    return None
+
+
 class AsyncpgDevices:
-    def __init__(self, connection: asyncpg.Connection) -> None:
+    """`ready` runs before each statement: a push that read without the lock takes it there."""
+
+    def __init__(self, connection: asyncpg.Connection, ready: Ready = _no_wait) -> None:
         self._c = connection
+        self._ready = ready
 
     async def get_device(
         self, account_id: str, environment: Environment, device_id: str, *, lock: bool = False
     ) -> Device | None:
+        await self._ready()
         row = await self._c.fetchrow(SELECT_DEVICE_LOCKED if lock else SELECT_DEVICE, device_id)
         return None if row is None else _owned(row, account_id, environment)
 
     async def update_device(self, device_id: str, **values: Any) -> None:
+        await self._ready()
         columns = tuple(values)
         await self._c.execute(UPDATE_DEVICES.sql(columns), device_id, *values.values())
 
     async def update_device_if(
         self, device_id: str, expected: dict[str, Any], **values: Any
     ) -> bool:
+        await self._ready()
         sql = UPDATE_DEVICES.sql(tuple(values), tuple(expected))
         status = await self._c.execute(sql, device_id, *values.values(), *expected.values())
         return _changed(status)
 
 
 class AsyncpgActions:
-    def __init__(self, connection: asyncpg.Connection) -> None:
+    def __init__(self, connection: asyncpg.Connection, ready: Ready = _no_wait) -> None:
         self._c = connection
+        self._ready = ready
 
     async def in_play(self, device_id: str, now: datetime) -> Sequence[Action]:
+        await self._ready()
         rows = await self._c.fetch(SELECT_IN_PLAY, device_id, IN_PLAY, now)
         return [action_from_row(row) for row in rows]
 
     async def add(self, action: Action) -> None:
+        await self._ready()
         values = action_values(action)
         await self._c.execute(INSERT_ACTION, *(values[c] for c in INSERT_COLUMNS))
 
     async def update(self, action_id: str, *, held_by: str | None = None, **values: Any) -> bool:
+        await self._ready()
         plain = plain_values(values)
         if held_by is None:
             sql = UPDATE_ACTIONS.sql(tuple(plain))
@@ -156,10 +258,12 @@ INSERT_EVENT = (
 
 
 class AsyncpgEvents:
-    def __init__(self, connection: asyncpg.Connection) -> None:
+    def __init__(self, connection: asyncpg.Connection, ready: Ready = _no_wait) -> None:
         self._c = connection
+        self._ready = ready
 
     async def add(self, events: Sequence[OutboxEvent]) -> None:
+        await self._ready()
         rows = [event_values(e) for e in events]
         await self._c.executemany(
             INSERT_EVENT, [[row[c] for c in INSERT_EVENT_COLUMNS] for row in rows]
@@ -167,7 +271,9 @@ class AsyncpgEvents:
 
 
 class AsyncpgPushUnitOfWork:
-    """One asyncpg transaction holding the repositories a push uses."""
+    """One push over one pooled connection: an optimistic read, then either one checked
+    write without a transaction, or (before any other statement) a transaction that holds
+    the device's lock and checks the same way."""
 
     devices: AsyncpgDevices
     actions: AsyncpgActions
@@ -179,37 +285,47 @@ class AsyncpgPushUnitOfWork:
         self._connection: asyncpg.Connection | None = None
         self._transaction: Any = None
         self._after_commit: list[Callable[[], None]] = []
+        self._seen: tuple[str, str, datetime] | None = None  # device id, versions, now
+        self._pending: tuple[Action, dict[str, Any]] | None = None
 
     async def __aenter__(self) -> Self:
         pool = self._pool = await self._factory.pool()
-        connection = await pool.acquire()
-        try:
-            transaction = connection.transaction()
-            await transaction.start()
-        except BaseException:
-            await pool.release(connection)
-            raise
-        self._connection, self._transaction = connection, transaction
-        self.devices = AsyncpgDevices(connection)
-        self.actions = AsyncpgActions(connection)
-        self.events = AsyncpgEvents(connection)
+        connection = self._connection = await pool.acquire()
+        self.devices = AsyncpgDevices(connection, self._locked)
+        self.actions = AsyncpgActions(connection, self._locked)
+        self.events = AsyncpgEvents(connection, self._locked)
         return self
 
     async def device_for_push(
         self, account_id: str, environment: Environment, device_id: str, now: datetime
     ) -> tuple[Device, Sequence[Action]] | None:
-        """Two statements on purpose: one that also read the actions would read them in the
-        snapshot taken before it waited for the lock, missing what the previous holder
-        added (the concurrency test catches that)."""
+        """Read without a lock, in one statement; the write checks the versions seen."""
         assert self._connection is not None
-        row = await self._connection.fetchrow(SELECT_DEVICE_LOCKED, device_id)
+        row = await self._connection.fetchrow(SELECT_FOR_PUSH, device_id, now)
         device = None if row is None else _owned(row, account_id, environment)
-        if device is None:
+        if row is None or device is None:
             return None
-        rows = await self._connection.fetch(SELECT_IN_PLAY, device_id, IN_PLAY, now)
-        return device, [action_from_row(a) for a in rows]
+        in_play: list[Action] = []
+        versions = None
+        if row["action_versions"] is not None:
+            # read later than the device: the write's check covers both reads as one
+            rows = await self._connection.fetch(SELECT_IN_PLAY_VERSIONS, device_id, now)
+            in_play = [action_from_row(r) for r in rows]
+            versions = ",".join(
+                f"{a.id}:{r['action_version']}" for a, r in zip(in_play, rows, strict=True)
+            )
+        self._seen = (device_id, _version(row["device_version"], versions), now)
+        return device, in_play
 
     async def add_action(self, action: Action, device_changes: dict[str, Any]) -> None:
+        """Under the lock, written now; else kept for the checked write at the end."""
+        if self._transaction is None and self._pending is None:
+            self._pending = (action, device_changes)
+            return
+        await self._locked()
+        await self._write(action, device_changes)
+
+    async def _write(self, action: Action, device_changes: dict[str, Any]) -> None:
         assert self._connection is not None
         values = action_values(action)
         await self._connection.execute(
@@ -219,25 +335,75 @@ class AsyncpgPushUnitOfWork:
             *device_changes.values(),
         )
 
+    async def _locked(self) -> None:
+        """Opens the transaction and takes the device's lock, once; raises `StaleRead` when
+        what the push read has changed. A write kept until now goes first."""
+        if self._transaction is not None:
+            return
+        assert self._connection is not None
+        transaction = self._connection.transaction()
+        await transaction.start()
+        self._transaction = transaction
+        if self._seen is not None:
+            device_id, seen, now = self._seen
+            sql = f"SELECT {UNCHANGED_FUNCTION}($1, $2, $3)"
+            if not await self._connection.fetchval(sql, device_id, seen, now):
+                raise StaleRead(device_id)
+        if self._pending is not None:
+            pending, self._pending = self._pending, None
+            await self._write(*pending)
+
+    async def _write_if_unchanged(self, action: Action, device_changes: dict[str, Any]) -> None:
+        assert self._connection is not None
+        assert self._seen is not None
+        device_id, seen, now = self._seen
+        values = action_values(action)
+        status = await self._connection.execute(
+            _add_action_if_unchanged_sql(tuple(device_changes)),
+            *(values[c] for c in INSERT_COLUMNS),
+            device_id,
+            *device_changes.values(),
+            seen,
+            now,
+        )
+        if not _changed(status):
+            raise StaleRead(device_id)
+
     async def __aexit__(
         self,
         exc_type: type[BaseException] | None,
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        connection, self._connection = self._connection, None
-        if connection is None or self._pool is None:
+        if self._connection is None or self._pool is None:
             return
         try:
             if exc_type is None:
-                await self._transaction.commit()
-            else:
+                await self._finish()
+            elif self._transaction is not None:
                 await self._transaction.rollback()
         finally:
+            connection, self._connection = self._connection, None
             await self._pool.release(connection)
         if exc_type is None:
             for callback in self._after_commit:
                 callback()
+
+    async def _finish(self) -> None:
+        """The checked write, or the transaction's commit (rolled back when that fails)."""
+        if self._transaction is None and self._pending is not None and self._seen is not None:
+            pending, self._pending = self._pending, None
+            await self._write_if_unchanged(*pending)
+            return
+        try:
+            if self._pending is not None:
+                await self._locked()
+        except BaseException:
+            if self._transaction is not None:
+                await self._transaction.rollback()
+            raise
+        if self._transaction is not None:
+            await self._transaction.commit()
 
     def after_commit(self, callback: Callable[[], None]) -> None:
         self._after_commit.append(callback)
@@ -261,7 +427,7 @@ class AsyncpgPushUnitOfWorkFactory:
                         self._dsn,
                         min_size=1,
                         max_size=self._max,
-                        init=_with_json_codecs,
+                        init=_prepare_session,
                         reset=_keep_session,
                     )
         return self._pool
@@ -275,8 +441,10 @@ class AsyncpgPushUnitOfWorkFactory:
         return AsyncpgPushUnitOfWork(self)
 
 
-async def _with_json_codecs(connection: asyncpg.Connection) -> None:
-    """JSON through orjson, in binary format (jsonb's is a version byte, then the text)."""
+async def _prepare_session(connection: asyncpg.Connection) -> None:
+    """JSON through orjson, in binary format (jsonb's is a version byte, then the text), and
+    the session's check function for optimistic pushes."""
+    await connection.execute(CREATE_UNCHANGED_FUNCTION)
     await connection.set_type_codec(
         "jsonb",
         schema="pg_catalog",

@@ -2,7 +2,9 @@
 
 A push is checked in the contract's order, placed among the device's actions under a device
 lock (one action at a time, also under concurrency), stored, and for an immediate push sent
-at once through the dispatcher."""
+at once through the dispatcher. PostgreSQL's push unit of work reads without the lock and
+checks at the write instead; when the device changed meanwhile, the push runs again in a
+unit of work that locks (`StaleRead`)."""
 
 from __future__ import annotations
 
@@ -61,6 +63,7 @@ from energyhub.services.ports import (
     DeviceDriver,
     PushUnitOfWork,
     PushUnitOfWorkFactory,
+    StaleRead,
     UnitOfWorkFactory,
 )
 
@@ -170,9 +173,41 @@ class ActionService:
         schedule_id: str | None = None,
     ) -> Action:
         token = "push:" + new_id()
+        placed = (account_id, environment, device_type, device_id, request, schedule_id, token)
+        try:
+            device, action, inline, failure = await self._store(self._push_uow, *placed)
+        except StaleRead:  # a concurrent change to the device: again, under its lock
+            device, action, inline, failure = await self._store(self._uow, *placed)
+        self._changes.publish(device.id)
+        if inline:
+            return await self._after_inline(action, failure)
+        if action.state is ActionState.SCHEDULED and action.lease_owner is None:
+            self._wake(action.due_at)
+            return action
+        dispatched, failure = await self._dispatcher.dispatch(
+            action, token, immediate=True, device=device
+        )
+        if failure is not None:
+            raise PushFailed(failure.code, failure.message, action.id)
+        self._wake(dispatched.due_at)  # its completion, earlier than the worker may sleep
+        return dispatched
+
+    async def _store(
+        self,
+        uow: PushUnitOfWorkFactory,
+        account_id: str,
+        environment: Environment,
+        device_type: DeviceType,
+        device_id: str,
+        request: PushRequest,
+        schedule_id: str | None,
+        token: str,
+    ) -> tuple[Device, Action, bool, DispatchFailure | None]:
+        """The push placed and stored in one unit of work (an instant driver's answer too):
+        the device, the action, whether it was dispatched inline, and the refusal if any."""
         failure = None
         now = self._clock.now()
-        async with self._push_uow() as tx:
+        async with uow() as tx:
             found = await tx.device_for_push(account_id, environment, device_id, now)
             if found is None or found[0].type is not device_type:
                 raise DeviceNotFound(device_id)
@@ -194,19 +229,7 @@ class ActionService:
                 },
             )
             await self._dispatcher.record_events(tx, [action])
-        self._changes.publish(device.id)
-        if inline:
-            return await self._after_inline(action, failure)
-        if action.state is ActionState.SCHEDULED and action.lease_owner is None:
-            self._wake(action.due_at)
-            return action
-        dispatched, failure = await self._dispatcher.dispatch(
-            action, token, immediate=True, device=device
-        )
-        if failure is not None:
-            raise PushFailed(failure.code, failure.message, action.id)
-        self._wake(dispatched.due_at)  # its completion, earlier than the worker may sleep
-        return dispatched
+        return device, action, inline, failure
 
     async def _after_inline(self, action: Action, failure: DispatchFailure | None) -> Action:
         """The worker completes the action when its time comes, unless that is now."""

@@ -24,12 +24,16 @@ class SchedulerWorker:
         self._wakeup = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._sleeping_until: datetime | None = None
+        self._asked_for: datetime | None = None  # the earliest wake-up asked during a pass
 
     def wake(self, due_at: datetime | None = None) -> None:
-        """A schedule may be due before the loop would look again."""
+        """A schedule may be due before the loop would look again (during a pass, the
+        pass's sleep ends by then)."""
         until = self._sleeping_until
-        if due_at is None or until is None or due_at < until:
+        if due_at is None or (until is not None and due_at < until):
             self._wakeup.set()
+        elif until is None and (self._asked_for is None or due_at < self._asked_for):
+            self._asked_for = due_at
 
     def start(self) -> None:
         if self._task is None:
@@ -53,8 +57,10 @@ class SchedulerWorker:
                 next_due, delay = None, 1.0
             else:
                 delay = self._max_sleep_s
-            if next_due is not None:
-                delay = min(delay, max(0.0, (next_due - self._clock.now()).total_seconds()))
+            asked, self._asked_for = self._asked_for, None
+            for due in (next_due, asked):
+                if due is not None:
+                    delay = min(delay, max(0.0, (due - self._clock.now()).total_seconds()))
             self._sleeping_until = self._clock.now() + timedelta(seconds=delay)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wakeup.wait(), delay)

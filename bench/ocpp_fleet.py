@@ -257,7 +257,10 @@ async def main(args: argparse.Namespace) -> None:
     finally:
         for task in tasks:
             task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        ended = await asyncio.gather(*tasks, return_exceptions=True)
+        lost = [repr(e) for e in ended if not isinstance(e, asyncio.CancelledError | None)]
+        if lost:  # a charger that dropped out of the fleet: say why
+            print(f"{len(lost)} chargers failed, e.g.: {sorted(set(lost))[:3]}")
         server.terminate()
         server.wait(30)
         log.close()

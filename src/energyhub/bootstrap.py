@@ -23,7 +23,7 @@ from energyhub.domain.clock import Clock, SystemClock
 from energyhub.domain.devices import Device
 from energyhub.domain.events import EventDelays
 from energyhub.domain.sessions import ChargingSession
-from energyhub.drivers.ocpp.central_system import OCPP_PATH, CentralSystem, OcppSettings
+from energyhub.drivers.ocpp.central_system import CentralSystem, OcppSettings
 from energyhub.drivers.ocpp.driver import OCPP_DRIVER, OcppDriver
 from energyhub.drivers.sandbox.driver import SandboxDriver
 from energyhub.drivers.sandbox.history import sandbox_history
@@ -94,6 +94,7 @@ class Container:
     state_poller: StatePollerWorker = field(kw_only=True)  # refreshes live devices
     members: MemberService = field(kw_only=True)  # the dashboard's people
     history: HistoryService = field(kw_only=True)  # devices' last 24 h (the dashboard)
+    cipher: CredentialCipher = field(kw_only=True)  # ENERGYHUB_SECRET_KEY's MultiFernet
 
     def start_workers(self) -> None:
         """The background loops every process may run (`serve` and `worker`): due actions,
@@ -163,10 +164,12 @@ async def build_container(
         dispatcher, clock, SINGLE_PROCESS_MAX_SLEEP_S if settings.is_sqlite else SHARED_MAX_SLEEP_S
     )
     webhook_client = WebhookClient(clock)
+    cipher = CredentialCipher(secret_keys(settings))  # stored credentials and signing secrets
     webhook_sender = WebhookSender(
         uow,
         webhook_client,
         clock,
+        cipher=cipher,
         retry_schedule=settings.webhook_retry_schedule_s,
         allow_private_live=settings.allow_private_webhook_urls,
     )
@@ -189,7 +192,7 @@ async def build_container(
         uow,
         clock,
         outbox,
-        CredentialCipher(secret_keys(settings)),
+        cipher,
         devices,
         vendor_connectors(
             OcppCommissioning(ocpp_store, clock, outbox),
@@ -206,7 +209,7 @@ async def build_container(
         sandbox=SandboxService(uow, devices, clock, outbox, linking),
         linking=linking,
         read_cache=read_cache,
-        webhooks=WebhookService(uow, clock, webhook_worker.wake),
+        webhooks=WebhookService(uow, clock, cipher, webhook_worker.wake),
         actions=actions,
         sessions=SessionService(uow, clock, session_sources),
         schedules=ScheduleService(uow, clock, actions, changes, planner, scheduler.wake),
@@ -239,6 +242,7 @@ async def build_container(
         state_poller=state_poller,
         members=MemberService(uow, clock),
         history=HistoryService(uow, clock, {SANDBOX_DRIVER: sandbox_history}),
+        cipher=cipher,
     )
 
 
@@ -296,5 +300,6 @@ def build_app(container: Container, *, serving: bool = False) -> ASGIApp:
     )
     app.mount("/dashboard", dashboard_app(dashboard, services.settings))
     app.mount("/static", static_files(), name="static")
-    app.router.add_websocket_route(OCPP_PATH, container.ocpp.endpoint)  # live chargers (OCPP-J)
-    return with_gateway(app, container.services, container.rate_limiter)
+    # live chargers (OCPP-J) are answered ahead of the HTTP middleware
+    gateway = with_gateway(app, container.services, container.rate_limiter)
+    return container.ocpp.front(gateway)

@@ -82,11 +82,12 @@ class Service:
 
 @contextlib.asynccontextmanager
 async def running_service(
-    db: Path, config: OcppConfig | None = None, **settings: Any
+    db: Path | str, config: OcppConfig | None = None, **settings: Any
 ) -> AsyncIterator[Service]:
-    """The whole service (workers included) under uvicorn on an ephemeral port."""
+    """The whole service (workers included) under uvicorn on an ephemeral port; `db` is a
+    SQLite file or a database URL."""
     values: dict[str, Any] = {
-        "database_url": f"sqlite+aiosqlite:///{db}",
+        "database_url": db if isinstance(db, str) else f"sqlite+aiosqlite:///{db}",
         "key_cache_ttl_s": 0,
         "immediate_retry_backoff_s": (0, 0),
         "live_event_delay_s": 0,

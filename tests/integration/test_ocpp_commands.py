@@ -8,7 +8,6 @@ import asyncio
 import json
 from collections.abc import AsyncIterator
 from datetime import datetime, timedelta
-from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -33,8 +32,9 @@ STOP = {"ocpp1.6": "RemoteStopTransaction", "ocpp2.0.1": "RequestStopTransaction
 
 
 @pytest.fixture
-async def service(tmp_path: Path) -> AsyncIterator[Service]:
-    async with running_service(tmp_path / "ocpp.db") as running:
+async def service(database_url: str) -> AsyncIterator[Service]:
+    """The service on SQLite and on PostgreSQL (`database_url` of tests/conftest.py)."""
+    async with running_service(database_url) as running:
         yield running
 
 
@@ -254,6 +254,26 @@ async def test_a_push_to_an_offline_charger_fails_with_device_offline(service: S
     response = await service.push(caller, device_id, "charge")
     assert response.status_code == 502
     assert response.json()["error"]["code"] == "DEVICE_OFFLINE"
+
+
+async def test_a_revoked_charger_is_left_alone_as_a_disconnected_sandbox_one(
+    service: Service,
+) -> None:
+    caller = await service.live_caller()
+    device_id = await service.commission(caller, "CP-REVOKED")
+    async with charger(service, "CP-REVOKED") as cp:
+        now = datetime.now(ZoneInfo("UTC"))
+        async with service.container.uow() as tx:  # what revoking the user's link does
+            await tx.devices.update_device(
+                device_id, disconnected_at=now, last_pulled_at=None, updated_at=now
+            )
+        seen = len(cp.wire.calls)
+        response = await service.push(caller, device_id, "charge")
+        assert response.json()["error"]["code"] == "CREDENTIALS_INVALID", response.text
+        await cp.sim.meter(sampled16(1200, "Energy.Active.Import.Register", "Wh"))
+        body = await service.device(caller, device_id)  # flushes what the charger reported
+        assert body["sync"]["available"] is False, "still connected, but no longer ours"
+        assert cp.wire.actions()[seen:] == [], "nothing was sent to the charger"
 
 
 @pytest.fixture

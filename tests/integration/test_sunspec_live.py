@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -27,9 +26,10 @@ LOCAL_13_10, LOCAL_13_40 = "2026-11-20T13:10:00", "2026-11-20T13:40:00"
 
 
 @pytest.fixture
-async def container(tmp_path: Path, clock: FakeClock) -> AsyncIterator[Container]:
+async def container(database_url: str, clock: FakeClock) -> AsyncIterator[Container]:
+    """On SQLite and on PostgreSQL (`database_url` of tests/conftest.py)."""
     settings = Settings(
-        database_url=f"sqlite+aiosqlite:///{tmp_path / 'live.db'}",
+        database_url=database_url,
         key_cache_ttl_s=0,
         immediate_retry_backoff_s=(0, 0),
     )
@@ -332,3 +332,23 @@ async def test_the_poller_worker_runs_and_stops(
         await asyncio.wait_for(seen.wait(), 5)
     finally:
         await container.state_poller.stop()
+
+
+async def test_a_revoked_battery_is_left_alone_as_a_disconnected_sandbox_one(
+    api: Api, container: Container, peer: SunspecPeer
+) -> None:
+    caller, battery = await _live_battery(api, peer)
+    mode = await peer.raw(124, "StorCtl_Mod")
+    now = api.clock.now()
+    async with container.uow() as tx:  # what revoking the user's link does
+        await tx.devices.update_device(
+            battery["id"], disconnected_at=now, last_pulled_at=None, updated_at=now
+        )
+    response = await api.push(
+        caller, battery, "charge", parameters={"power": {"value": 2000, "unit": "w"}}
+    )
+    assert response.json()["error"]["code"] == "CREDENTIALS_INVALID", response.text
+    assert await peer.raw(124, "StorCtl_Mod") == mode, "nothing was written"
+    read = (await api.get(caller, f"/battery/{battery['id']}", expedite="true")).json()["data"]
+    assert read["sync"]["available"] is False
+    assert read["state"]["level"] == battery["state"]["level"], "the last state it reported"

@@ -16,23 +16,22 @@ second, unguarded session.
 
 from __future__ import annotations
 
-import ipaddress
-import socket
 import ssl
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Final
+from typing import TYPE_CHECKING, Any, Final
 
-import aiohttp
-from aiohttp.abc import AbstractResolver, ResolveResult
-from aiohttp.connector import AddrInfoType
-from aiohttp.resolver import DefaultResolver
 from standardwebhooks import Webhook
 
 from energyhub.domain.clock import Clock, ensure_utc
-from energyhub.domain.webhooks import is_public_address
+
+if TYPE_CHECKING:  # aiohttp loads with the first delivery (~8 MB a quiet service skips)
+    import aiohttp
+    from aiohttp.abc import AbstractResolver
+
+    from energyhub.outbound.address_guard import PublicOnlyResolver as PublicOnlyResolver
 
 USER_AGENT: Final = "energyhub-webhooks/1"
 MAX_RESPONSE_BYTES: Final = 64 * 1024
@@ -76,52 +75,13 @@ class AttemptOutcome:
         return self.http_status is not None and 200 <= self.http_status < 300
 
 
-def _ip(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
-    try:
-        return ipaddress.ip_address(text)
-    except ValueError:
-        return None
+def __getattr__(name: str) -> Any:
+    """`PublicOnlyResolver` lives with aiohttp in `address_guard`, imported on first use."""
+    if name == "PublicOnlyResolver":
+        from energyhub.outbound import address_guard
 
-
-class PublicOnlyResolver(AbstractResolver):
-    """Wraps a resolver and keeps only public addresses; refuses the name when none is left.
-
-    aiohttp caches what this returns (ttl_dns_cache), so the cache only ever holds addresses
-    that passed the check. The inner resolver may be shared with the unguarded session."""
-
-    def __init__(self, inner: AbstractResolver) -> None:
-        self._inner = inner
-
-    async def resolve(
-        self, host: str, port: int = 0, family: socket.AddressFamily = socket.AF_INET
-    ) -> list[ResolveResult]:
-        results = await self._inner.resolve(host, port, family)
-        public: list[ResolveResult] = []
-        refused: list[str] = []
-        for result in results:
-            ip = _ip(result["host"])
-            if ip is not None and is_public_address(ip):
-                public.append(result)
-            else:
-                refused.append(result["host"])
-        if not public:
-            shown = ", ".join(dict.fromkeys(refused)) or "nothing"
-            raise NonPublicAddressError(
-                f"{host} resolves only to private addresses ({shown}); {_PRIVATE_HINT}"
-            )
-        return public
-
-    async def close(self) -> None:
-        """Nothing to release: the inner resolver stays its owner's to close."""
-
-
-def _public_only_socket(addr_info: AddrInfoType) -> socket.socket:
-    """aiohttp's socket factory for the guarded session: the last check before connect()."""
-    family, type_, proto, _, sockaddr = addr_info
-    ip = _ip(str(sockaddr[0]))
-    if ip is None or not is_public_address(ip):
-        raise NonPublicAddressError(f"address {sockaddr[0]} is private; {_PRIVATE_HINT}")
-    return socket.socket(family=family, type=type_, proto=proto)
+        return address_guard.PublicOnlyResolver
+    raise AttributeError(name)
 
 
 class WebhookClient:
@@ -140,7 +100,6 @@ class WebhookClient:
         use); tests inject one to play DNS tricks. A given resolver stays the caller's."""
         self._clock = clock
         self._timeout_s = timeout_s
-        self._timeout = aiohttp.ClientTimeout(total=timeout_s)
         self._max_connections = max_connections
         self._resolver = resolver
         self._owns_resolver = resolver is None
@@ -162,6 +121,8 @@ class WebhookClient:
             "webhook-signature": signature,
             "x-event-type": request.event_type,
         }
+        import aiohttp
+
         session = self._session(guarded=not request.allow_private)
         started = time.perf_counter()
         status: int | None = None
@@ -206,6 +167,11 @@ class WebhookClient:
         return signer
 
     def _session(self, *, guarded: bool) -> aiohttp.ClientSession:
+        import aiohttp
+        from aiohttp.resolver import DefaultResolver
+
+        from energyhub.outbound.address_guard import PublicOnlyResolver, public_only_socket
+
         if self._resolver is None:
             self._resolver = DefaultResolver()
         if guarded:
@@ -214,7 +180,7 @@ class WebhookClient:
                     aiohttp.TCPConnector(
                         limit=self._max_connections,
                         resolver=PublicOnlyResolver(self._resolver),
-                        socket_factory=_public_only_socket,
+                        socket_factory=public_only_socket,
                     )
                 )
             return self._guarded
@@ -225,9 +191,11 @@ class WebhookClient:
         return self._open
 
     def _new_session(self, connector: aiohttp.TCPConnector) -> aiohttp.ClientSession:
+        import aiohttp
+
         return aiohttp.ClientSession(
             connector=connector,
-            timeout=self._timeout,
+            timeout=aiohttp.ClientTimeout(total=self._timeout_s),
             headers={"content-type": "application/json", "user-agent": USER_AGENT},
             # Receivers of different customers share the session: never carry cookies.
             cookie_jar=aiohttp.DummyCookieJar(),
@@ -240,6 +208,8 @@ class WebhookClient:
     def _describe(self, exc: BaseException) -> str:
         """A short reason for the dashboard. Built from our own words, never str(exc) of a
         request-level error, so no header (signature) can leak into it."""
+        import aiohttp
+
         if isinstance(exc, TimeoutError):
             return f"timed out after {self._timeout_s:g} s"
         if isinstance(exc, aiohttp.ClientConnectorCertificateError):
@@ -279,6 +249,8 @@ def _os_reason(exc: OSError) -> str:
 async def _drain(response: aiohttp.ClientResponse) -> None:
     """Read (and drop) up to MAX_RESPONSE_BYTES so the connection can be kept alive. The
     status already decides the attempt: a body that breaks off afterwards is ignored."""
+    import aiohttp
+
     remaining = MAX_RESPONSE_BYTES
     try:
         while remaining > 0:

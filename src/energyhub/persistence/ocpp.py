@@ -167,5 +167,17 @@ class SqlChargePointStore:
                     ],
                 )
             if device_changes:
+                revoked = set(
+                    (
+                        await connection.execute(
+                            select(devices.c.id).where(
+                                devices.c.id.in_([d for d, _ in device_changes]),
+                                devices.c.disconnected_at.is_not(None),
+                            )
+                        )
+                    ).scalars()
+                )
+                if revoked:  # a revoked link keeps its last state, unavailable (see driver)
+                    device_changes = [c for c in device_changes if c[0] not in revoked]
                 await update_many(connection, devices, device_changes)
             await upsert_sessions(connection, sessions, now)

@@ -7,29 +7,31 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ocpp import messages as ocpp_messages  # type: ignore[import-untyped]
 from pydantic_settings import BaseSettings, SettingsConfigDict
 from starlette.responses import Response
+from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from energyhub.domain.clock import Clock
 from energyhub.domain.sessions import ChargingSession
 from energyhub.drivers.ocpp import mapping
 from energyhub.drivers.ocpp.auth import PasswordChecker, basic_credentials
-from energyhub.drivers.ocpp.link import WebSocketConnection
 from energyhub.drivers.ocpp.station import Station
 from energyhub.drivers.ocpp.store import ChargePointRecord, ChargePointStore
-from energyhub.drivers.ocpp.v16 import V16Link
-from energyhub.drivers.ocpp.v201 import V201Link
+
+if TYPE_CHECKING:
+    from energyhub.drivers.ocpp.link import WebSocketConnection
 
 log = logging.getLogger(__name__)
 
 OCPP_PATH = "/ocpp/{charge_point_id}"
+_OCPP_PATH = re.compile(r"^/ocpp/(?P<charge_point_id>[^/]+)$")  # OCPP_PATH, as Starlette reads it
 REPLACED = 4000  # close code: a newer connection of the same charge point took over
 SILENT = 4001  # close code: missed heartbeats
 
@@ -88,9 +90,6 @@ class CentralSystem:
         self._progress = asyncio.Event()  # replaced on every report: `wait_ready` wakes
         self._runner: asyncio.Task[None] | None = None
         self._flush_lock = asyncio.Lock()
-        # Frames are small: validating them inline costs less than the `ocpp` package's
-        # default hop to a thread pool, whose threads' malloc arenas cost ~1 MB a charger.
-        ocpp_messages.ASYNC_VALIDATION = False
         # the `ocpp` package logs every frame at INFO: far too much for a fleet
         logging.getLogger("ocpp").setLevel(max(logging.WARNING, logging.getLogger("ocpp").level))
 
@@ -121,6 +120,22 @@ class CentralSystem:
             await progress.wait()
 
     # --- the websocket route ------------------------------------------------------------------
+    def front(self, app: ASGIApp) -> ASGIApp:
+        """`app` with the OCPP websockets answered before it: a charger's connection lives
+        for days, and going through the HTTP middleware would keep one coroutine frame per
+        middleware layer alive per charger (~10 KB each; none of them applies to OCPP)."""
+
+        async def asgi(scope: Scope, receive: Receive, send: Send) -> None:
+            if scope["type"] == "websocket":
+                match = _OCPP_PATH.match(scope["path"])
+                if match is not None:
+                    scope["path_params"] = match.groupdict()
+                    await self.endpoint(WebSocket(scope, receive, send))
+                    return
+            await app(scope, receive, send)
+
+        return asgi
+
     async def endpoint(self, websocket: WebSocket) -> None:
         charge_point_id = str(websocket.path_params["charge_point_id"])
         record = await self._store.by_charge_point_id(charge_point_id)
@@ -146,6 +161,8 @@ class CentralSystem:
             await _deny(websocket, 400, "Offer the subprotocol ocpp1.6 or ocpp2.0.1.")
             return
         await websocket.accept(subprotocol=protocol)
+        from energyhub.drivers.ocpp.link import WebSocketConnection  # `ocpp`: on first use
+
         station = self._station(record)
         connection = WebSocketConnection(websocket, station.seen)
         link = self._link(protocol, station, connection)
@@ -174,7 +191,7 @@ class CentralSystem:
         return station
 
     def _link(self, protocol: str, station: Station, connection: WebSocketConnection) -> Any:
-        kind = V16Link if protocol == mapping.OCPP16 else V201Link
+        kind = _link_class(protocol)
         return kind(
             station,
             connection,
@@ -308,6 +325,23 @@ class CentralSystem:
             await self.flush()
         except Exception:
             log.exception("final OCPP flush failed")
+
+
+def _link_class(protocol: str) -> type[Any]:
+    """The version's link class. The `ocpp` package (and jsonschema) load with the first
+    charger, not with the service: ~7 MB a service without chargers does not need."""
+    from ocpp import messages as ocpp_messages  # type: ignore[import-untyped]
+
+    # Frames are small: validating them inline costs less than the `ocpp` package's
+    # default hop to a thread pool, whose threads' malloc arenas cost ~1 MB a charger.
+    ocpp_messages.ASYNC_VALIDATION = False
+    if protocol == mapping.OCPP16:
+        from energyhub.drivers.ocpp.v16 import V16Link
+
+        return V16Link
+    from energyhub.drivers.ocpp.v201 import V201Link
+
+    return V201Link
 
 
 async def _deny(

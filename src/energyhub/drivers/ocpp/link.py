@@ -9,7 +9,7 @@ import contextlib
 import logging
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any, TypeVar, cast
+from typing import Any, ClassVar, TypeVar, cast
 
 from ocpp import routing  # type: ignore[import-untyped]
 from ocpp.exceptions import OCPPError  # type: ignore[import-untyped]
@@ -90,6 +90,9 @@ class LinkCalls:
         super().__init__(  # type: ignore[call-arg]
             station.record.charge_point_id, connection, response_timeout_s
         )
+        # what the package builds per connection, made lighter (a fleet holds thousands)
+        self.route_map = _BoundRoutes(self)
+        self._response_queue = _Responses()
         self.closed = asyncio.Event()
         self.clock = clock
         self.connection = connection
@@ -136,6 +139,60 @@ class LinkCalls:
     async def close(self, code: int, reason: str) -> None:
         self.closed.set()
         await self.connection.close(code, reason)
+
+
+class _BoundRoutes:
+    """`ChargePoint.route_map`, bound on lookup: the package builds a dict of bound handlers
+    per connection (~2 KB); the action -> handler-name table is built once per class."""
+
+    __slots__ = ("_owner",)
+    _tables: ClassVar[dict[type, dict[str, dict[str, Any]]]] = {}
+
+    def __init__(self, owner: Any) -> None:
+        self._owner = owner
+        kind = type(owner)
+        if kind not in self._tables:
+            self._tables[kind] = {
+                action: {
+                    option: getattr(value, "__name__", value)
+                    if option != "_skip_schema_validation"
+                    else value
+                    for option, value in handlers.items()
+                }
+                for action, handlers in routing.create_route_map(owner).items()
+            }
+
+    def __getitem__(self, action: str) -> dict[str, Any]:
+        names = self._tables[type(self._owner)][action]  # KeyError: no handler
+        return {
+            option: value if option == "_skip_schema_validation" else getattr(self._owner, value)
+            for option, value in names.items()
+        }
+
+
+class _Responses:
+    """The answers to our calls, as `ChargePoint._response_queue` (`put_nowait`, `get`): an
+    `asyncio.Queue` holds three deques (~2.3 KB) per connection for at most one item."""
+
+    __slots__ = ("_items", "_waiter")
+
+    def __init__(self) -> None:
+        self._items: list[Any] = []
+        self._waiter: asyncio.Future[None] | None = None
+
+    def put_nowait(self, item: Any) -> None:
+        self._items.append(item)
+        if self._waiter is not None and not self._waiter.done():
+            self._waiter.set_result(None)
+
+    async def get(self) -> Any:
+        while not self._items:
+            self._waiter = asyncio.get_running_loop().create_future()
+            try:
+                await self._waiter
+            finally:
+                self._waiter = None
+        return self._items.pop(0)
 
 
 def require_accepted(status: Any, what: str) -> None:

@@ -7,10 +7,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Awaitable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-
-from pymodbus.client import AsyncModbusTcpClient
-from pymodbus.exceptions import ConnectionException, ModbusException, ModbusIOException
-from pymodbus.pdu import ExceptionResponse, ModbusPDU
+from typing import TYPE_CHECKING
 
 from energyhub.domain.errors import DeviceOffline, DeviceRejected, DeviceTimeout
 from energyhub.drivers.base import DriverError
@@ -24,6 +21,10 @@ from energyhub.drivers.sunspec.registers import (
     encode,
 )
 from energyhub.services.sunspec import ModelLocation
+
+if TYPE_CHECKING:  # pymodbus loads with the first SunSpec call (~2 MB a service may not need)
+    from pymodbus.client import AsyncModbusTcpClient
+    from pymodbus.pdu import ModbusPDU
 
 MAX_READ = 120  # registers per request (Modbus allows 125)
 MAX_MODELS = 64  # a walk that finds no end marker stops here
@@ -64,6 +65,9 @@ class ModbusLink:
         )
 
     async def _call(self, request: Awaitable[ModbusPDU]) -> ModbusPDU:
+        from pymodbus.exceptions import ConnectionException, ModbusException, ModbusIOException
+        from pymodbus.pdu import ExceptionResponse
+
         try:
             response = await request
         except (ConnectionException, OSError) as lost:
@@ -90,6 +94,9 @@ class ModbusLink:
 @asynccontextmanager
 async def open_link(host: str, port: int, unit_id: int) -> AsyncIterator[ModbusLink]:
     """A connection for one call; closed on the way out, whatever happened."""
+    from pymodbus.client import AsyncModbusTcpClient
+    from pymodbus.exceptions import ModbusException
+
     where = f"SunSpec device {host}:{port} unit {unit_id}"
     client = AsyncModbusTcpClient(
         host, port=port, timeout=REQUEST_TIMEOUT_S, retries=0, reconnect_delay=0

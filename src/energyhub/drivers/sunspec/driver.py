@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 
 from energyhub.domain.clock import ensure_utc
 from energyhub.domain.devices import Device
-from energyhub.domain.errors import DeviceBusy, DeviceRejected, DeviceTimeout
+from energyhub.domain.errors import CredentialsInvalid, DeviceBusy, DeviceRejected, DeviceTimeout
 from energyhub.drivers.base import CommandReceipt, CommandRequest, DeviceReading, DriverError
 from energyhub.drivers.sunspec.client import (
     ModbusLink,
@@ -105,7 +105,10 @@ class SunspecDriver:
     # --- DeviceDriver -----------------------------------------------------------------------
     async def read(self, device: Device, now: datetime) -> DeviceReading:
         """The battery's state; renews a held mode. Unreachable: the stored state, marked
-        unavailable (a read never raises, so a completion can always be recorded)."""
+        unavailable (a read never raises, so a completion can always be recorded). A revoked
+        link (`disconnected_at`): the stored state, unavailable, the battery left alone."""
+        if device.disconnected_at is not None:
+            return DeviceReading(state=device.state, available=False, pulled_at=now)
         try:
             endpoint = await self._endpoint(device)
             control = control_for(set(_usable(endpoint.models)))
@@ -183,6 +186,8 @@ class SunspecDriver:
         await write_points(link, blocks, [_as_write(w) for w in writes if w.role in HOLD_ROLES])
 
     async def _endpoint(self, device: Device) -> SunspecEndpoint:
+        """Where the battery is; refused (CREDENTIALS_INVALID) while its link is revoked."""
+        _refuse_revoked(device)
         found = self._endpoints.get(device.id) or await self._lookup(device.id)
         if found is None:
             raise DriverError(
@@ -246,3 +251,14 @@ async def _read_blocks(
 
 def _as_write(planned: PlannedWrite) -> Write:
     return Write(planned.model_id, planned.point, planned.raw)
+
+
+def _refuse_revoked(device: Device) -> None:
+    """A battery whose link was revoked (`disconnected_at`) takes no command until it is
+    linked again, reachable or not: as the sandbox (and OCPP) drivers."""
+    if device.disconnected_at is not None:
+        raise DriverError(
+            CredentialsInvalid.code,
+            "The user revoked this device's link: link it again before controlling it.",
+            retryable=False,
+        )

@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 
 from fastapi import FastAPI
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -31,7 +32,6 @@ from energyhub.drivers.sandbox.sessions import SandboxCharger, sessions_between
 from energyhub.drivers.sandbox.vendors import SandboxVendorConnector
 from energyhub.drivers.sunspec import SUNSPEC_DRIVER, SunspecDriver
 from energyhub.outbound.webhook_client import WebhookClient
-from energyhub.persistence.asyncpg_push import AsyncpgPushUnitOfWorkFactory
 from energyhub.persistence.engine import create_engine, migrate
 from energyhub.persistence.ocpp import SqlChargePointStore
 from energyhub.persistence.secrets import secret_keys
@@ -64,6 +64,9 @@ from energyhub.workers.dispatcher import DispatcherWorker
 from energyhub.workers.scheduler import SchedulerWorker
 from energyhub.workers.state_poller import StatePollerWorker
 from energyhub.workers.webhook_sender import WebhookSenderWorker
+
+if TYPE_CHECKING:  # asyncpg loads only for PostgreSQL
+    from energyhub.persistence.asyncpg_push import AsyncpgPushUnitOfWorkFactory
 
 # With PostgreSQL other processes may change a device, so cached reads live briefly, and
 # the dispatcher looks for work they added at least this often.
@@ -129,7 +132,11 @@ async def build_container(
     if run_migrations:
         await migrate(engine)
     uow = SqlUnitOfWorkFactory(engine)
-    push_uow = None if settings.is_sqlite else AsyncpgPushUnitOfWorkFactory(settings.database_url)
+    push_uow = None
+    if not settings.is_sqlite:
+        from energyhub.persistence.asyncpg_push import AsyncpgPushUnitOfWorkFactory
+
+        push_uow = AsyncpgPushUnitOfWorkFactory(settings.database_url)
     changes = DeviceChangeFeed()
     read_cache = DeviceReadCache(None if settings.is_sqlite else SHARED_DATABASE_READ_CACHE_S)
     changes.subscribe(read_cache.invalidate)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,7 +16,12 @@ from energyhub.bootstrap import Container
 from energyhub.domain.accounts import Account, ApiKey, Environment
 from energyhub.domain.capabilities import STANDARD_BATTERY, DeviceType
 from energyhub.domain.devices import Device, Vehicle
-from energyhub.persistence.engine import alembic_config, migrate
+from energyhub.persistence.engine import (
+    alembic_config,
+    current_revision,
+    migrate,
+    newest_revision,
+)
 from energyhub.persistence.tables import metadata
 
 T0 = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
@@ -177,6 +183,24 @@ async def test_migrations_are_idempotent(container: Container) -> None:
             await connection.execute(text("SELECT version_num FROM alembic_version"))
         ).scalar_one()
     assert version == ScriptDirectory.from_config(alembic_config()).get_current_head()
+
+
+def test_each_revision_is_its_file_number_so_the_head_is_known_without_alembic() -> None:
+    """`migrate` skips loading Alembic when the database is at `newest_revision()`, which
+    reads the file names: that only holds while every revision is its file's number."""
+    scripts = ScriptDirectory.from_config(alembic_config())
+    for revision in scripts.walk_revisions():
+        assert Path(revision.path).name.startswith(f"{revision.revision}_")
+    assert newest_revision() == scripts.get_current_head()
+
+
+async def test_a_migrated_database_is_not_migrated_again(container: Container) -> None:
+    assert await current_revision(container.engine) == newest_revision()
+    async with container.engine.begin() as connection:
+        await connection.execute(text("UPDATE alembic_version SET version_num = '0009'"))
+    assert await current_revision(container.engine) == "0009"
+    await migrate(container.engine)  # 0009 -> 0010 again: its change is idempotent
+    assert await current_revision(container.engine) == newest_revision()
 
 
 async def test_the_migrations_build_exactly_the_declared_tables(container: Container) -> None:

@@ -8,11 +8,14 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from limits import RateLimitItemPerMinute
 from limits.aio.storage import Storage
 from limits.storage import storage_from_string
-from redis.asyncio import ConnectionPool
+
+if TYPE_CHECKING:  # redis (and the cryptography it pulls in) loads only when configured
+    from redis.asyncio import ConnectionPool
 
 from energyhub.domain.accounts import Environment, Principal
 
@@ -44,6 +47,8 @@ class RateLimiter:
         self._pool: ConnectionPool | None = None
         if redis_url:
             plain = redis_url.removeprefix("async+")
+            from redis.asyncio import ConnectionPool
+
             self._pool = ConnectionPool.from_url(plain)
             storage = storage_from_string(
                 "async+" + plain,

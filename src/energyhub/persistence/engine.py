@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from alembic import command
-from alembic.config import Config
-from sqlalchemy import event
+from sqlalchemy import event, inspect, text
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+
+if TYPE_CHECKING:  # Alembic (with Mako and Pygments, ~11 MB) loads only to migrate
+    from alembic.config import Config
 
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
 
@@ -59,15 +60,41 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
 
 
 def alembic_config() -> Config:
+    from alembic.config import Config
+
     cfg = Config()
     cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
     return cfg
 
 
+def newest_revision() -> str:
+    """The head revision, read from the file names: each revision is its file's number
+    (`0009_dashboard.py` is revision "0009"; a test holds every file to that)."""
+    return max(p.name.split("_", 1)[0] for p in (MIGRATIONS_DIR / "versions").glob("[0-9]*_*.py"))
+
+
+async def current_revision(engine: AsyncEngine) -> str | None:
+    """The database's revision (None: never migrated)."""
+
+    def read(sync_connection: Connection) -> str | None:
+        if not inspect(sync_connection).has_table("alembic_version"):
+            return None
+        found = sync_connection.execute(text("SELECT version_num FROM alembic_version"))
+        return found.scalar_one_or_none()
+
+    async with engine.connect() as connection:
+        return await connection.run_sync(read)
+
+
 async def migrate(engine: AsyncEngine) -> None:
-    """Upgrade the database to the newest revision (idempotent; safe at every start)."""
+    """Upgrade the database to the newest revision (idempotent; safe at every start). A
+    database already there is left alone without loading Alembic."""
+    if await current_revision(engine) == newest_revision():
+        return
 
     def upgrade(sync_connection: Connection) -> None:
+        from alembic import command
+
         cfg = alembic_config()
         cfg.attributes["connection"] = sync_connection
         command.upgrade(cfg, "head")

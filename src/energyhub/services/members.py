@@ -13,10 +13,8 @@ import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import cached_property
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from argon2 import PasswordHasher
-from argon2.exceptions import InvalidHashError, VerificationError
 from limits import parse
 from limits.storage import MemoryStorage
 from limits.strategies import MovingWindowRateLimiter
@@ -33,6 +31,9 @@ from energyhub.domain.members import (
 )
 from energyhub.services.ids import prefixed_id
 from energyhub.services.ports import AccountRepository, UnitOfWork
+
+if TYPE_CHECKING:  # argon2 loads with the first sign-in or new member
+    from argon2 import PasswordHasher
 
 SIGN_IN_LIMIT = "10/15 minutes"  # failed sign-ins per e-mail address
 TOUCH_EVERY = timedelta(minutes=1)  # a session's last_seen_at is written at most this often
@@ -89,9 +90,18 @@ class MemberService:
     ) -> None:
         self._uow = uow
         self._clock = clock
-        self._hasher = hasher or PasswordHasher()  # argon2id, RFC 9106's low-memory profile
+        self._given_hasher = hasher
         self._throttle = MovingWindowRateLimiter(MemoryStorage())
         self._limit = parse(SIGN_IN_LIMIT)
+
+    @cached_property
+    def _hasher(self) -> PasswordHasher:
+        """argon2id with argon2-cffi's defaults (RFC 9106's low-memory profile)."""
+        if self._given_hasher is not None:
+            return self._given_hasher
+        from argon2 import PasswordHasher
+
+        return PasswordHasher()
 
     @cached_property
     def _decoy_hash(self) -> str:
@@ -142,6 +152,8 @@ class MemberService:
         return SignedIn(member, token, session)
 
     def _verify(self, stored_hash: str, password: str) -> bool:
+        from argon2.exceptions import InvalidHashError, VerificationError
+
         try:
             return self._hasher.verify(stored_hash, password)
         except (VerificationError, InvalidHashError):

@@ -105,7 +105,6 @@ Page = Callable[[Request, Visitor], Awaitable[Response]]
 
 def dashboard_app(services: DashboardServices, settings: Settings) -> Starlette:
     """The dashboard, to be mounted at `/dashboard`."""
-    jinja = templates()
 
     def secure(request: Request) -> bool:
         return request.url.scheme == "https" or (settings.public_url or "").startswith("https:")
@@ -118,12 +117,16 @@ def dashboard_app(services: DashboardServices, settings: Settings) -> Starlette:
     ) -> HTMLResponse:
         context.setdefault("notice", None)
         context.setdefault("section", "devices")  # where the environment switch leads
-        body = jinja.get_template(f"dashboard/{template}").render(
-            visitor=visitor,
-            environment=None if visitor is None else visitor.environment.value,
-            csrf=None if visitor is None else visitor.session.csrf_token,
-            app_name=None,
-            **context,
+        body = (
+            templates()
+            .get_template(f"dashboard/{template}")
+            .render(
+                visitor=visitor,
+                environment=None if visitor is None else visitor.environment.value,
+                csrf=None if visitor is None else visitor.session.csrf_token,
+                app_name=None,
+                **context,
+            )
         )
         return HTMLResponse(body, status_code=http_status, headers=SECURITY_HEADERS)
 

@@ -13,11 +13,11 @@ refused. There are no cookies. Pages may not be framed (clickjacking)."""
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 from starlette.applications import Starlette
 from starlette.datastructures import UploadFile
 from starlette.exceptions import HTTPException
@@ -33,6 +33,9 @@ from energyhub.domain.errors import ApiError, LinkRequestRefused, NotFound
 from energyhub.domain.linking import LinkStep, back_from, progress
 from energyhub.services.link_flow import LinkFlow
 from energyhub.services.link_pages import FORM_ERROR, LinkFlowProblem, LinkPage
+
+if TYPE_CHECKING:
+    from jinja2 import Environment
 
 TEMPLATES = Path(__file__).parent / "templates"
 STATIC = Path(__file__).parent / "static"
@@ -72,7 +75,11 @@ PROBLEM_TITLES = {
 }
 
 
+@cache
 def templates() -> Environment:
+    """The pages' Jinja environment, made (and jinja2 loaded) with the first page served."""
+    from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+
     environment = Environment(
         loader=FileSystemLoader(TEMPLATES),
         autoescape=select_autoescape(["html"]),
@@ -94,10 +101,9 @@ def static_files() -> StaticFiles:
 
 def link_app(flow: LinkFlow, settings: Settings) -> Starlette:
     """The Link UI, to be mounted at `/link`."""
-    jinja = templates()
 
     def render(template: str, status: int, **context: Any) -> HTMLResponse:
-        body = jinja.get_template(template).render(**context)
+        body = templates().get_template(template).render(**context)
         return HTMLResponse(body, status_code=status, headers=SECURITY_HEADERS)
 
     def show(page: LinkPage, app_id: str, token: str) -> HTMLResponse:

@@ -6,6 +6,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from energyhub.domain.devices import Device
+from energyhub.domain.errors import CredentialsInvalid
+
 
 @dataclass(frozen=True, slots=True)
 class VehicleReading:
@@ -59,3 +62,24 @@ class CommandReceipt:
     result: dict[str, Any]
     completes_after: float = 0.0
     driver_state: dict[str, Any] | None = None
+
+
+def refuse_if_unlinked(device: Device) -> None:
+    """Every driver's rule for a device whose manufacturer access ended (`disconnected_at`:
+    the credentials stopped working, or the user revoked the link): no command or setting
+    reaches it until it is linked again, whether or not the hardware still answers."""
+    if device.disconnected_at is not None:
+        raise DriverError(
+            CredentialsInvalid.code,
+            "This device's manufacturer access ended (credentials no longer accepted, or "
+            "the link was revoked): link it again before controlling it.",
+            retryable=False,
+        )
+
+
+def unlinked_reading(device: Device, now: datetime) -> DeviceReading | None:
+    """For such a device, what a read gives instead of asking it: the stored state, marked
+    unavailable (None: the device is linked; read it)."""
+    if device.disconnected_at is None:
+        return None
+    return DeviceReading(state=device.state, available=False, pulled_at=now)

@@ -10,13 +10,15 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 from energyhub.domain.devices import Device
-from energyhub.domain.errors import CredentialsInvalid, DeviceOffline, DeviceTimeout
+from energyhub.domain.errors import DeviceOffline, DeviceTimeout
 from energyhub.drivers.base import (
     CommandReceipt,
     CommandRequest,
     DeviceReading,
     DriverError,
     VehicleReading,
+    refuse_if_unlinked,
+    unlinked_reading,
 )
 from energyhub.drivers.ocpp import mapping
 from energyhub.drivers.ocpp.central_system import CentralSystem
@@ -35,8 +37,9 @@ class OcppDriver:
 
     async def read(self, device: Device, now: datetime) -> DeviceReading:
         """What the charger last reported (it reports by itself; nothing to ask)."""
-        if device.disconnected_at is not None:  # consent revoked: as the sandbox driver
-            return DeviceReading(state=device.state, available=False, pulled_at=now)
+        unlinked = unlinked_reading(device, now)
+        if unlinked is not None:
+            return unlinked
         station = self._central.station_for_device(device.id)
         if station is None or not station.online:
             state = mapping.state_body(mapping.OFFLINE, {}, None, device.mode_command)
@@ -69,7 +72,7 @@ class OcppDriver:
         await _bounded(self._online(device).write_settings(values))
 
     def _online(self, device: Device) -> Station:
-        revoked(device)
+        refuse_if_unlinked(device)
         station = self._central.station_for_device(device.id)
         if station is None or not station.online:
             raise DriverError(
@@ -78,17 +81,6 @@ class OcppDriver:
                 retryable=True,
             )
         return station
-
-
-def revoked(device: Device) -> None:
-    """A live device whose link was revoked (`disconnected_at`) takes no command until it is
-    linked again, whether or not the hardware is still reachable: as the sandbox driver."""
-    if device.disconnected_at is not None:
-        raise DriverError(
-            CredentialsInvalid.code,
-            "The user revoked this device's link: link it again before controlling it.",
-            retryable=False,
-        )
 
 
 async def _bounded(work: Coroutine[Any, Any, T]) -> T:

@@ -6,8 +6,15 @@ from collections.abc import Mapping
 from datetime import datetime
 
 from energyhub.domain.devices import Device
-from energyhub.domain.errors import CredentialsInvalid, device_failure_for
-from energyhub.drivers.base import CommandReceipt, CommandRequest, DeviceReading, DriverError
+from energyhub.domain.errors import device_failure_for
+from energyhub.drivers.base import (
+    CommandReceipt,
+    CommandRequest,
+    DeviceReading,
+    DriverError,
+    refuse_if_unlinked,
+    unlinked_reading,
+)
 from energyhub.drivers.sandbox import simulator
 from energyhub.drivers.sandbox.profiles import PROFILES
 
@@ -19,8 +26,9 @@ class SandboxDriver:
         self._completion_delay_s = completion_delay_s
 
     async def read(self, device: Device, now: datetime) -> DeviceReading:
-        if device.disconnected_at is not None:  # the simulated vendor refuses our login
-            return DeviceReading(state=device.state, available=False)
+        unlinked = unlinked_reading(device, now)  # the simulated vendor refuses our login
+        if unlinked is not None:
+            return unlinked
         return simulator.read(PROFILES[device.profile or ""], _anchor(device), now)
 
     async def send_command(
@@ -28,12 +36,7 @@ class SandboxDriver:
     ) -> CommandReceipt:
         """Accepted at once, completed after the configured delay. The sandbox block asks for
         `result: failed`, so its code fails the push for good (never deferred)."""
-        if device.disconnected_at is not None:
-            raise DriverError(
-                CredentialsInvalid.code,
-                "The manufacturer no longer accepts this device's credentials: link it again.",
-                retryable=False,
-            )
+        refuse_if_unlinked(device)
         if request.simulated_failure is not None:
             failure = device_failure_for(request.simulated_failure)
             message = failure.default_message if failure is not None else "The device refused."

@@ -16,8 +16,15 @@ from datetime import datetime, timedelta
 
 from energyhub.domain.clock import ensure_utc
 from energyhub.domain.devices import Device
-from energyhub.domain.errors import CredentialsInvalid, DeviceBusy, DeviceRejected, DeviceTimeout
-from energyhub.drivers.base import CommandReceipt, CommandRequest, DeviceReading, DriverError
+from energyhub.domain.errors import DeviceBusy, DeviceRejected, DeviceTimeout
+from energyhub.drivers.base import (
+    CommandReceipt,
+    CommandRequest,
+    DeviceReading,
+    DriverError,
+    refuse_if_unlinked,
+    unlinked_reading,
+)
 from energyhub.drivers.sunspec.client import (
     ModbusLink,
     Write,
@@ -107,8 +114,9 @@ class SunspecDriver:
         """The battery's state; renews a held mode. Unreachable: the stored state, marked
         unavailable (a read never raises, so a completion can always be recorded). A revoked
         link (`disconnected_at`): the stored state, unavailable, the battery left alone."""
-        if device.disconnected_at is not None:
-            return DeviceReading(state=device.state, available=False, pulled_at=now)
+        unlinked = unlinked_reading(device, now)
+        if unlinked is not None:
+            return unlinked
         try:
             endpoint = await self._endpoint(device)
             control = control_for(set(_usable(endpoint.models)))
@@ -187,7 +195,7 @@ class SunspecDriver:
 
     async def _endpoint(self, device: Device) -> SunspecEndpoint:
         """Where the battery is; refused (CREDENTIALS_INVALID) while its link is revoked."""
-        _refuse_revoked(device)
+        refuse_if_unlinked(device)
         found = self._endpoints.get(device.id) or await self._lookup(device.id)
         if found is None:
             raise DriverError(
@@ -251,14 +259,3 @@ async def _read_blocks(
 
 def _as_write(planned: PlannedWrite) -> Write:
     return Write(planned.model_id, planned.point, planned.raw)
-
-
-def _refuse_revoked(device: Device) -> None:
-    """A battery whose link was revoked (`disconnected_at`) takes no command until it is
-    linked again, reachable or not: as the sandbox (and OCPP) drivers."""
-    if device.disconnected_at is not None:
-        raise DriverError(
-            CredentialsInvalid.code,
-            "The user revoked this device's link: link it again before controlling it.",
-            retryable=False,
-        )

@@ -11,8 +11,9 @@ import threading
 from collections.abc import Callable, Coroutine
 from concurrent.futures import Future
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Self, TypeVar
 
+import httpx
 import uvicorn
 
 from energyhub.bootstrap import Container, build_app, build_container
@@ -140,3 +141,19 @@ class ThreadedService:
             self._server.should_exit = True
         self._thread.join(60)
         self._socket.close()
+
+
+class ApiCustomer:
+    """A customer account with a sandbox key, calling the service's API over HTTP (each
+    browser test module adds what its pages need)."""
+
+    def __init__(self, service: ThreadedService, name: str = "Acme Energy") -> None:
+        self.service = service
+        self.account_id, self.app_id, self.key = service.new_key(name)
+        self.http = httpx.Client(base_url=service.base, headers={"x-api-key": self.key})
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.http.close()

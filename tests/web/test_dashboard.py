@@ -26,7 +26,7 @@ from standardwebhooks import Webhook
 
 from energyhub.domain.accounts import Environment, Principal
 from energyhub.domain.clock import FakeClock
-from tests.web.support import NO_CHROMIUM, ThreadedService, chromium_path
+from tests.web.support import NO_CHROMIUM, ApiCustomer, ThreadedService, chromium_path
 
 sync_api = pytest.importorskip(
     "playwright.sync_api", reason="playwright is not installed (pip install playwright)"
@@ -130,15 +130,13 @@ def site() -> Iterator[LocalSite]:
 
 
 # --- customers and their members ---------------------------------------------------------------
-class Customer:
-    """An account with a sandbox key (calling the API over HTTP) and one dashboard member."""
+class Customer(ApiCustomer):
+    """A customer account with one dashboard member."""
 
     def __init__(self, service: ThreadedService, name: str = "Acme Energy") -> None:
-        self.service = service
-        self.account_id, self.app_id, self.key = service.new_key(name)
+        super().__init__(service, name)
         self.email = f"ops-{uuid.uuid4().hex[:8]}@acme.test"
         service.new_member(self.account_id, self.email, PASSWORD)
-        self.http = httpx.Client(base_url=service.base, headers={"x-api-key": self.key})
 
     @property
     def container(self) -> Any:
@@ -165,17 +163,11 @@ class Customer:
         data: dict[str, Any] = response.json()["data"]
         return data
 
-    def close(self) -> None:
-        self.http.close()
-
 
 @pytest.fixture
 def customer(service: ThreadedService) -> Iterator[Customer]:
-    made = Customer(service)
-    try:
+    with Customer(service) as made:
         yield made
-    finally:
-        made.close()
 
 
 def new_page(browser: Browser, width: int = 1024, height: int = 800) -> Page:
@@ -541,11 +533,8 @@ def test_devices_are_listed_charted_and_show_their_recent_actions(
 def test_another_accounts_device_is_not_found(
     page: Page, service: ThreadedService, customer: Customer
 ) -> None:
-    other = Customer(service, "Other Energy")
-    try:
+    with Customer(service, "Other Energy") as other:
         theirs = other.new_device("battery")
-    finally:
-        other.close()
     signed_in(page, service, customer)
     assert go(page, service, f"/sandbox/devices/{theirs['id']}") == 404
     at(page, "Not found")

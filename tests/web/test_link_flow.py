@@ -19,7 +19,7 @@ from sqlalchemy import select
 from energyhub.domain.clock import FakeClock
 from energyhub.persistence.tables import webhook_events
 from tests.processes import start_service
-from tests.web.support import NO_CHROMIUM, ThreadedService, chromium_path
+from tests.web.support import NO_CHROMIUM, ApiCustomer, ThreadedService, chromium_path
 
 sync_api = pytest.importorskip(
     "playwright.sync_api", reason="playwright is not installed (pip install playwright)"
@@ -68,13 +68,8 @@ def page(browser: Browser) -> Iterator[Page]:
         opened.context.close()
 
 
-class Customer:
-    """A customer account of the service, calling its API over HTTP."""
-
-    def __init__(self, service: ThreadedService, name: str = "Acme Energy") -> None:
-        self.service = service
-        self.account_id, self.app_id, self.key = service.new_key(name)
-        self.http = httpx.Client(base_url=service.base, headers={"x-api-key": self.key})
+class Customer(ApiCustomer):
+    """A customer account that sends its users to link their devices."""
 
     def link(self, user_id: str = "ada", **body: Any) -> str:
         response = self.http.post("/link-sessions", json={"userId": user_id, **body})
@@ -112,17 +107,11 @@ class Customer:
 
         return self.service.call(read())
 
-    def close(self) -> None:
-        self.http.close()
-
 
 @pytest.fixture
 def customer(service: ThreadedService) -> Iterator[Customer]:
-    made = Customer(service)
-    try:
+    with Customer(service) as made:
         yield made
-    finally:
-        made.close()
 
 
 # --- helpers that act as a user would ----------------------------------------------------------

@@ -35,6 +35,7 @@ from energyhub.config import Settings
 from energyhub.domain.accounts import Environment, Principal
 from energyhub.domain.capabilities import DeviceType
 from energyhub.domain.clock import Clock
+from energyhub.domain.deliveries import WebhookEndpoint
 from energyhub.domain.errors import ApiError
 from energyhub.domain.members import DashboardSession, Member
 from energyhub.domain.webhooks import DeliveryStatus, EventType
@@ -316,64 +317,63 @@ def dashboard_app(services: DashboardServices, settings: Settings) -> Starlette:
         return back_to(_path(visitor, "keys"), "key-revoked" if revoked else "key-gone")
 
     # --- webhook endpoints ---------------------------------------------------------------
-    async def webhooks(request: Request, visitor: Visitor) -> Response:
-        errors: dict[str, str] = {}
-        revealed = None
-        values = {"url": "", "description": "", "events": ""}
-        if request.method == "POST":
-            fields: dict[str, str] = request.state.fields
-            values = {
-                "url": fields.get("url", "").strip(),
-                "description": fields.get("description", "").strip(),
-                "events": fields.get("events", ""),
-            }
-            events = _events(values["events"])
-            try:
-                revealed = await services.webhooks.create_endpoint(
-                    visitor.principal,
-                    values["url"],
-                    values["description"] or None,
-                    events or None,
-                )
-            except ApiError as error:
-                errors["url"] = error.message
-        endpoints = await services.webhooks.list_endpoints(visitor.principal)
-        status = 400 if errors else 201 if revealed else 200
+    async def show_webhooks(
+        request: Request,
+        visitor: Visitor,
+        status: int = 200,
+        *,
+        revealed: WebhookEndpoint | None = None,
+        reason: str | None = None,
+        errors: dict[str, str] | None = None,
+        values: dict[str, str] | None = None,
+    ) -> Response:
+        """The endpoints page; `revealed` shows that endpoint's secret (`reason`: why)."""
         return render(
             "webhooks.html",
             status,
             visitor,
             title="Webhook endpoints",
             section="webhooks",
-            endpoints=endpoints,
+            endpoints=await services.webhooks.list_endpoints(visitor.principal),
             revealed=revealed,
-            revealed_reason="new" if revealed else None,
-            errors=errors,
-            values=values,
+            revealed_reason=reason,
+            errors=errors or {},
+            values=values or {"url": "", "description": "", "events": ""},
             event_types=[e.value for e in EventType],
             notice=notice_of(request),
         )
 
-    async def endpoint_secret(request: Request, visitor: Visitor) -> Response:
+    async def webhooks(request: Request, visitor: Visitor) -> Response:
+        if request.method != "POST":
+            return await show_webhooks(request, visitor)
+        fields: dict[str, str] = request.state.fields
+        values = {
+            "url": fields.get("url", "").strip(),
+            "description": fields.get("description", "").strip(),
+            "events": fields.get("events", ""),
+        }
+        try:
+            created = await services.webhooks.create_endpoint(
+                visitor.principal,
+                values["url"],
+                values["description"] or None,
+                _events(values["events"]) or None,
+            )
+        except ApiError as error:
+            return await show_webhooks(
+                request, visitor, 400, errors={"url": error.message}, values=values
+            )
+        return await show_webhooks(request, visitor, 201, revealed=created, reason="new")
+
+    async def reveal_secret(request: Request, visitor: Visitor) -> Response:
         endpoint_id = request.path_params["endpoint_id"]
-        rotating = request.path_params["what"] == "rotate"
-        if rotating:
-            endpoint = await services.webhooks.rotate_secret(visitor.principal, endpoint_id)
-        else:
-            endpoint = await services.webhooks.get_endpoint(visitor.principal, endpoint_id)
-        return render(
-            "webhooks.html",
-            200,
-            visitor,
-            title="Webhook endpoints",
-            section="webhooks",
-            endpoints=await services.webhooks.list_endpoints(visitor.principal),
-            revealed=endpoint,
-            revealed_reason="rotated" if rotating else "revealed",
-            errors={},
-            values={"url": "", "description": "", "events": ""},
-            event_types=[e.value for e in EventType],
-        )
+        endpoint = await services.webhooks.get_endpoint(visitor.principal, endpoint_id)
+        return await show_webhooks(request, visitor, revealed=endpoint, reason="revealed")
+
+    async def rotate_secret(request: Request, visitor: Visitor) -> Response:
+        endpoint_id = request.path_params["endpoint_id"]
+        endpoint = await services.webhooks.rotate_secret(visitor.principal, endpoint_id)
+        return await show_webhooks(request, visitor, revealed=endpoint, reason="rotated")
 
     async def remove_endpoint(request: Request, visitor: Visitor) -> Response:
         await services.webhooks.delete_endpoint(
@@ -484,11 +484,9 @@ def dashboard_app(services: DashboardServices, settings: Settings) -> Starlette:
             Route("/{env}/keys", page(keys), methods=both),
             Route("/{env}/keys/{key_id}/revoke", page(revoke_key), methods=["POST"]),
             Route("/{env}/webhooks", page(webhooks), methods=both),
-            Route(
-                "/{env}/webhooks/{endpoint_id}/{what:str}",
-                page(_secret_or_remove(endpoint_secret, remove_endpoint)),
-                methods=["POST"],
-            ),
+            Route("/{env}/webhooks/{endpoint_id}/reveal", page(reveal_secret), methods=["POST"]),
+            Route("/{env}/webhooks/{endpoint_id}/rotate", page(rotate_secret), methods=["POST"]),
+            Route("/{env}/webhooks/{endpoint_id}/remove", page(remove_endpoint), methods=["POST"]),
             Route("/{env}/deliveries", page(deliveries)),
             Route("/{env}/deliveries/{delivery_id}", page(delivery)),
             Route("/{env}/deliveries/{delivery_id}/resend", page(resend), methods=["POST"]),
@@ -502,20 +500,6 @@ def dashboard_app(services: DashboardServices, settings: Settings) -> Starlette:
 
 async def _environment_home(_request: Request, visitor: Visitor) -> Response:
     return RedirectResponse(_path(visitor, "devices"), status_code=303, headers=SECURITY_HEADERS)
-
-
-def _secret_or_remove(secret: Page, remove: Page) -> Page:
-    """`reveal` and `rotate` show the secret; `remove` deletes the endpoint."""
-
-    async def handler(request: Request, visitor: Visitor) -> Response:
-        what = request.path_params["what"]
-        if what in ("reveal", "rotate"):
-            return await secret(request, visitor)
-        if what == "remove":
-            return await remove(request, visitor)
-        raise Refused(404, "Page not found", "There is no such page.")
-
-    return handler
 
 
 def _path(visitor: Visitor, section: str) -> str:

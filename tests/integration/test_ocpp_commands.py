@@ -24,7 +24,7 @@ from tests.integration.ocpp_support import (
     sampled16,
     sampled201,
 )
-from tests.support import Caller
+from tests.support import Caller, local_receiver
 
 PROTOCOLS = ["ocpp1.6", "ocpp2.0.1"]
 START = {"ocpp1.6": "RemoteStartTransaction", "ocpp2.0.1": "RequestStartTransaction"}
@@ -284,17 +284,8 @@ async def receiver() -> AsyncIterator[tuple[str, asyncio.Queue[tuple[str, bytes]
         await received.put((request.headers.get("x-event-type", ""), await request.read()))
         return web.Response(status=204)
 
-    app = web.Application()
-    app.router.add_post("/hook", handle)
-    runner = web.AppRunner(app)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    port = runner.addresses[0][1]
-    try:
-        yield f"http://127.0.0.1:{port}/hook", received
-    finally:
-        await runner.cleanup()
+    async with local_receiver(handle) as url:
+        yield url, received
 
 
 async def test_a_live_push_completes_with_push_completed_delivered(

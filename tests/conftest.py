@@ -6,12 +6,16 @@ ENERGYHUB_TEST_POSTGRES_URL / ENERGYHUB_TEST_REDIS_URL are set: then they are ma
 
 from __future__ import annotations
 
+import asyncio
 import os
+import secrets
 import socket
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Coroutine, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
-from urllib.parse import urlparse
+from typing import Any
+from urllib.parse import urlparse, urlunparse
 
 import pytest
 from sqlalchemy import text
@@ -54,17 +58,12 @@ def server_url(env: str, default: str, port: int, what: str) -> str:
 
 
 @pytest.fixture
-def postgres_url() -> str:
-    return server_url(POSTGRES_ENV, DEFAULT_POSTGRES, 5432, "PostgreSQL")
-
-
-@pytest.fixture
 def redis_url() -> str:
     return server_url(REDIS_ENV, DEFAULT_REDIS, 6379, "Redis")
 
 
 async def reset_postgres(url: str) -> None:
-    """Migrated schema with empty tables: tests start from a clean database."""
+    """Migrated schema with empty tables: tests start from a clean database (of their own)."""
     engine = create_engine(url)
     try:
         await migrate(engine)
@@ -75,11 +74,63 @@ async def reset_postgres(url: str) -> None:
         await engine.dispose()
 
 
+async def _create_database(server: str, name: str) -> None:
+    import asyncpg
+
+    connection = await asyncpg.connect(server.replace("+asyncpg", ""))
+    try:
+        await connection.execute(f'CREATE DATABASE "{name}"')
+    finally:
+        await connection.close()
+
+
+async def _drop_database(server: str, name: str) -> None:
+    import asyncpg
+
+    connection = await asyncpg.connect(server.replace("+asyncpg", ""))
+    try:
+        await connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    finally:
+        await connection.close()
+
+
+def _run_apart(work: Coroutine[Any, Any, None]) -> None:
+    """Runs a coroutine to the end on a loop of its own thread (callers may be inside a loop)."""
+    with ThreadPoolExecutor(1) as pool:
+        pool.submit(asyncio.run, work).result()
+
+
+@pytest.fixture(scope="session")
+def postgres_database() -> Iterator[str]:
+    """A database of this test run's own on the server, created once and dropped at the end.
+
+    The configured URL names only the server to use: tests never write to (or empty) a
+    database they did not create, so several runs can share one server."""
+    server = server_url(POSTGRES_ENV, DEFAULT_POSTGRES, 5432, "PostgreSQL")
+    name = f"energyhub_test_{secrets.token_hex(6)}"
+    try:
+        _run_apart(_create_database(server, name))
+    except Exception as exc:  # the server answers but will not let us create a database
+        if os.environ.get(POSTGRES_ENV):
+            pytest.fail(f"cannot create a test database on {server}: {exc}")
+        pytest.skip(f"cannot create a test database on {server}: {exc}")
+    url = urlunparse(urlparse(server)._replace(path=f"/{name}"))
+    try:
+        yield url
+    finally:
+        _run_apart(_drop_database(server, name))
+
+
+@pytest.fixture
+def postgres_url(postgres_database: str) -> str:
+    return postgres_database
+
+
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
 async def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     if request.param == "sqlite":
         return f"sqlite+aiosqlite:///{tmp_path / 'energyhub.db'}"
-    url = server_url(POSTGRES_ENV, DEFAULT_POSTGRES, 5432, "PostgreSQL")
+    url: str = request.getfixturevalue("postgres_database")
     await reset_postgres(url)
     return url
 

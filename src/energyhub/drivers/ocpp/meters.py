@@ -59,6 +59,8 @@ DEFAULT_UNITS: Mapping[Reading, str] = {
     Reading.OFFERED_W: "W",
 }
 PHASE_CURRENT_MIN_A = 0.5  # a phase carrying less than this is not in use
+# Line-to-neutral phases only: a line-to-line value (`L1-L2`, ~400 V) or the neutral (`N`)
+# is not one phase's share and is ignored.
 PHASES = {"L1": 1, "L2": 2, "L3": 3, "L1-N": 1, "L2-N": 2, "L3-N": 3}
 
 
@@ -77,41 +79,74 @@ class Telemetry:
         return body
 
 
+@dataclass(slots=True)
+class _Measured:
+    """One measurand in one sample: its unphased total and its per-phase values."""
+
+    total: float | None = None
+    phases: dict[int, float] = field(default_factory=dict)
+
+    def value(self, reading: Reading) -> float | None:
+        """A meter that sends a total and per-phase values sends the same quantity twice:
+        the total wins, phases are summed only without one. Voltage is a phase's: the
+        average of the line-to-neutral phases (the unphased value only without them); so is
+        the offered current (the total, else the phases' average)."""
+        phases = list(self.phases.values())
+        average = sum(phases) / len(phases) if phases else None
+        if reading is Reading.VOLTAGE_V:
+            return average if average is not None else self.total
+        if self.total is not None:
+            return self.total
+        if reading is Reading.OFFERED_A:
+            return average
+        return sum(phases) if phases else None
+
+
 def parse_meter_values(meter_value: Iterable[Mapping[str, Any]]) -> Telemetry:
-    """The newest value of each kept quantity. Per-phase values are summed for power and
-    averaged for voltage; `phases` counts the phases whose import current is in use."""
-    sums: dict[Reading, list[float]] = {}
+    """The newest value of each kept quantity (a later sample wins over an earlier one);
+    `phases` counts the phases whose import current is in use."""
+    telemetry = Telemetry()
     phase_currents: dict[int, float] = {}
     for sample in meter_value:
+        measured: dict[str, _Measured] = {}
         for sampled in sample.get("sampled_value", []):
             measurand = sampled.get("measurand") or DEFAULT_MEASURAND
             row = MEASURANDS.get(measurand)
             value = _number(sampled.get("value"))
             if row is None or value is None:
                 continue
-            phase = PHASES.get(sampled.get("phase") or "")
-            if measurand == "Current.Import":
+            raw_phase = sampled.get("phase")
+            phase = PHASES.get(raw_phase or "")
+            if raw_phase and phase is None:
+                continue  # line-to-line or neutral
+            if row.reading is None:  # Current.Import: phases in use
                 if phase is not None:
                     phase_currents[phase] = value
                 continue
-            assert row.reading is not None
             factor = UNIT_FACTORS.get(_unit(sampled, row.reading))
             if factor is None:
                 continue
             scaled = value * factor * _multiplier(sampled) * row.sign
+            entry = measured.setdefault(measurand, _Measured())
             if phase is None:
-                sums[row.reading] = [scaled]
+                entry.total = scaled
             else:
-                sums.setdefault(row.reading, []).append(scaled)
-    telemetry = Telemetry()
-    for reading, values in sums.items():
-        if reading is Reading.VOLTAGE_V:
-            telemetry.values[reading] = sum(values) / len(values)
-        else:
-            telemetry.values[reading] = sum(values)
+                entry.phases[phase] = scaled
+        telemetry.values.update(_sample_values(measured))
     if phase_currents:
         telemetry.phases = sum(1 for a in phase_currents.values() if a >= PHASE_CURRENT_MIN_A)
     return telemetry
+
+
+def _sample_values(measured: Mapping[str, _Measured]) -> dict[Reading, float]:
+    """One sample's readings; import and export power add up to one signed power."""
+    values: dict[Reading, float] = {}
+    for measurand, entry in measured.items():
+        reading = MEASURANDS[measurand].reading
+        value = None if reading is None else entry.value(reading)
+        if reading is not None and value is not None:
+            values[reading] = values.get(reading, 0.0) + value
+    return values
 
 
 def _number(value: Any) -> float | None:

@@ -90,6 +90,9 @@ def serve(
                 )
                 if made is not None:
                     _announce_demo(made, settings.public_base_url(host, port))
+            from energyhub.drivers.ocpp.central_system import OcppSettings
+            from energyhub.drivers.ocpp.keepalive import server_options
+
             config = uvicorn.Config(
                 build_app(container, serving=True),
                 host=host,
@@ -98,6 +101,7 @@ def serve(
                 http="httptools",
                 log_level=settings.log_level.lower(),
                 access_log=False,
+                **server_options(OcppSettings().ping_s),
             )
             await uvicorn.Server(config).serve()
         finally:

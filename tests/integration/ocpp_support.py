@@ -29,6 +29,7 @@ from energyhub.bootstrap import Container, build_app, build_container
 from energyhub.config import Settings
 from energyhub.domain.accounts import Environment
 from energyhub.drivers.ocpp.central_system import OcppConfig
+from energyhub.drivers.ocpp.keepalive import server_options
 from tests.support import Caller
 
 PASSWORD = "correct-horse-battery-1"
@@ -82,10 +83,15 @@ class Service:
 
 @contextlib.asynccontextmanager
 async def running_service(
-    db: Path | str, config: OcppConfig | None = None, **settings: Any
+    db: Path | str,
+    config: OcppConfig | None = None,
+    *,
+    ping_s: float = 20.0,
+    **settings: Any,
 ) -> AsyncIterator[Service]:
     """The whole service (workers included) under uvicorn on an ephemeral port; `db` is a
-    SQLite file or a database URL."""
+    SQLite file or a database URL; the server pings chargers every `ping_s` (a pong may
+    take up to WAIT)."""
     values: dict[str, Any] = {
         "database_url": db if isinstance(db, str) else f"sqlite+aiosqlite:///{db}",
         "key_cache_ttl_s": 0,
@@ -103,6 +109,7 @@ async def running_service(
             port=0,
             log_level="warning",
             lifespan="on",
+            **server_options(ping_s, pong_timeout_s=WAIT),
         )
     )
     serving = asyncio.create_task(server.serve())

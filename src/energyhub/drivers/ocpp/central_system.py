@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -58,6 +59,9 @@ class OcppSettings(BaseSettings):
     missed_heartbeats: float = 2.5
     response_timeout_s: float = 10.0
     id_tag: str = "energyhub"
+    # the server pings every charger this often, and closes one whose pong does not come
+    # within it; each frame a charger sends (a pong too) counts as a sign of life
+    ping_s: float = Field(default=20.0, gt=0)
 
     def config(self) -> OcppConfig:
         return OcppConfig(

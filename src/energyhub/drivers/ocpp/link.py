@@ -18,6 +18,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 from energyhub.domain.clock import Clock
 from energyhub.domain.errors import DeviceOffline, DeviceRejected, DeviceTimeout
 from energyhub.drivers.base import DriverError
+from energyhub.drivers.ocpp.keepalive import PEER_ACTIVITY, PeerActivity
 from energyhub.drivers.ocpp.station import Station
 
 log = logging.getLogger(__name__)
@@ -38,11 +39,15 @@ def after(action: str) -> Callable[[Handler], Handler]:
 
 class WebSocketConnection:
     """`recv`/`send` as `ocpp.ChargePoint` expects them, on a Starlette websocket;
-    `on_message` hears of every message received (liveness)."""
+    `on_message` hears of every message received, and of every ping and pong where the
+    server tells of them (liveness, `keepalive.py`)."""
 
     def __init__(self, websocket: WebSocket, on_message: Callable[[], None]) -> None:
         self.websocket = websocket
         self._on_message = on_message
+        activity = (websocket.scope.get("extensions") or {}).get(PEER_ACTIVITY)
+        if isinstance(activity, PeerActivity):
+            activity.listener = on_message
 
     async def recv(self) -> str:
         while True:

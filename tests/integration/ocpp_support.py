@@ -16,6 +16,7 @@ from typing import Any
 
 import httpx
 import uvicorn
+from ocpp.exceptions import NotImplementedError as OcppNotImplemented
 from ocpp.routing import on
 from ocpp.v16 import ChargePoint as ChargePoint16
 from ocpp.v16 import call as call16
@@ -178,6 +179,17 @@ class Answers:
     def of(self, action: str) -> str:
         return self.status.get(action, "Accepted")
 
+    def call(self, action: str) -> str:
+        """As `of`; the status `NotImplemented` is a CALLERROR, with a protocol dump in its
+        details as the SAP e-mobility simulator sends one."""
+        status = self.of(action)
+        if status == "NotImplemented":
+            raise OcppNotImplemented(
+                description=f"{action} is not implemented",
+                details={"stack": "Error: not implemented\n" + "    at handler (x.js:1:1)\n" * 40},
+            )
+        return status
+
 
 class Sim16(ChargePoint16):  # type: ignore[misc]
     def __init__(self, cp_id: str, wire: Wire, answers: Answers) -> None:
@@ -186,7 +198,7 @@ class Sim16(ChargePoint16):  # type: ignore[misc]
 
     @on("SetChargingProfile")
     def on_set_profile(self, **_: Any) -> Any:
-        return result16.SetChargingProfile(status=self.answers.of("SetChargingProfile"))
+        return result16.SetChargingProfile(status=self.answers.call("SetChargingProfile"))
 
     @on("RemoteStartTransaction")
     def on_remote_start(self, **_: Any) -> Any:
@@ -263,7 +275,7 @@ class Sim201(ChargePoint201):  # type: ignore[misc]
 
     @on("SetChargingProfile")
     def on_set_profile(self, **_: Any) -> Any:
-        return result201.SetChargingProfile(status=self.answers.of("SetChargingProfile"))
+        return result201.SetChargingProfile(status=self.answers.call("SetChargingProfile"))
 
     @on("RequestStartTransaction")
     def on_request_start(self, **_: Any) -> Any:

@@ -34,13 +34,18 @@ class DeviceReading:
 
 
 class DriverError(Exception):
-    """A protocol failure turned into a spec code (`DEVICE_OFFLINE`, ...) and a retry hint."""
+    """A protocol failure turned into a spec code (`DEVICE_OFFLINE`, ...) and a retry hint;
+    `details` go to the client's error details (the protocol's own error code, say), so the
+    message stays one sentence."""
 
-    def __init__(self, code: str, message: str, *, retryable: bool) -> None:
+    def __init__(
+        self, code: str, message: str, *, retryable: bool, details: dict[str, Any] | None = None
+    ) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.retryable = retryable
+        self.details: dict[str, Any] = details or {}
 
 
 @dataclass(frozen=True, slots=True)

@@ -91,8 +91,10 @@ class PushFailed(ApiError):
 
     status = 502
 
-    def __init__(self, code: str, message: str, action_id: str) -> None:
-        super().__init__(message, actionId=action_id)
+    def __init__(
+        self, code: str, message: str, action_id: str, details: dict[str, Any] | None = None
+    ) -> None:
+        super().__init__(message, **(details or {}), actionId=action_id)
         self.code = code  # type: ignore[misc]
 
 
@@ -188,7 +190,7 @@ class ActionService:
             action, token, immediate=True, device=device
         )
         if failure is not None:
-            raise PushFailed(failure.code, failure.message, action.id)
+            raise PushFailed(failure.code, failure.message, action.id, failure.details)
         self._wake(dispatched.due_at)  # its completion, earlier than the worker may sleep
         return dispatched
 
@@ -234,7 +236,7 @@ class ActionService:
     async def _after_inline(self, action: Action, failure: DispatchFailure | None) -> Action:
         """The worker completes the action when its time comes, unless that is now."""
         if failure is not None:
-            raise PushFailed(failure.code, failure.message, action.id)
+            raise PushFailed(failure.code, failure.message, action.id, failure.details)
         if action.due_at is not None and action.due_at <= self._clock.now():
             return await self._dispatcher.complete(action, None)
         self._wake(action.due_at)
@@ -461,6 +463,6 @@ def _wall_clock(value: str | None, field: str) -> datetime | None:
 
 
 def _device_error(failure: type[DeviceFailure], error: DriverError) -> ApiError:
-    made = failure(error.message)
+    made = failure(error.message, **error.details)
     made.code = error.code  # type: ignore[misc]
     return made

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -49,6 +49,7 @@ RESTORE_TRIES = 5
 class DispatchFailure:
     code: str
     message: str
+    details: dict[str, Any] = field(default_factory=dict)
 
 
 def last_action_body(action: Action) -> dict[str, Any]:
@@ -293,7 +294,7 @@ class Dispatcher:
         if recorded is not None:
             self._changes.publish(action.device_id)
         if isinstance(outcome, DriverError):
-            return updated, DispatchFailure(outcome.code, outcome.message)
+            return updated, DispatchFailure(outcome.code, outcome.message, outcome.details)
         if recorded is not None and outcome.completes_after <= 0:
             return await self.complete(recorded, None), None
         return updated, None
@@ -404,7 +405,7 @@ class Dispatcher:
         now = self._clock.now()
         if isinstance(outcome, DriverError):
             changes = _refused_changes(action, outcome, now, None, immediate=True)
-            failure = DispatchFailure(outcome.code, outcome.message)
+            failure = DispatchFailure(outcome.code, outcome.message, outcome.details)
             return _replace(action, **changes), {}, failure
         changes, on_device = self._accepted_changes(action, device, outcome, now)
         return _replace(action, **changes), on_device, None

@@ -19,11 +19,13 @@ from energyhub.domain.clock import Clock
 from energyhub.domain.errors import DeviceOffline, DeviceRejected, DeviceTimeout
 from energyhub.drivers.base import DriverError
 from energyhub.drivers.ocpp.keepalive import PEER_ACTIVITY, PeerActivity
-from energyhub.drivers.ocpp.station import Station
+from energyhub.drivers.ocpp.station import CallNotSupported, Station
 
 log = logging.getLogger(__name__)
 
 ACCEPTED = "Accepted"
+NOT_SUPPORTED = "NotSupported"  # a CALLERROR code, and a 1.6 SetChargingProfile status
+NOT_IMPLEMENTED = "NotImplemented"
 Handler = TypeVar("Handler", bound=Callable[..., Any])
 
 
@@ -133,11 +135,7 @@ class LinkCalls:
                 retryable=True,
             ) from None
         except OCPPError as error:
-            raise DriverError(
-                DeviceRejected.code,
-                f"The charger answered {type(payload).__name__} with an error: {error}",
-                retryable=False,
-            ) from None
+            raise call_error(type(payload).__name__, error) from None
         except (WebSocketDisconnect, ConnectionError, RuntimeError, OSError):
             raise _offline() from None
 
@@ -201,12 +199,36 @@ class _Responses:
 
 
 def require_accepted(status: Any, what: str) -> None:
-    """A charger's `status` answer: anything but Accepted is a refusal."""
+    """A charger's `status` answer: anything but Accepted is a refusal (`NotSupported`, a
+    1.6 answer to SetChargingProfile, as `CallNotSupported`)."""
     text = str(getattr(status, "value", status))
+    if text == NOT_SUPPORTED:
+        raise CallNotSupported(
+            f"The charger does not support {what}.", details={"ocppStatus": text}
+        )
     if text != ACCEPTED:
         raise DriverError(
             DeviceRejected.code, f"The charger answered {what} with {text}.", retryable=False
         )
+
+
+def call_error(action: str, error: OCPPError) -> DriverError:
+    """A CALLERROR as one sentence; its code and (short) description go to the details, its
+    `errorDetails` (a charger may put a whole protocol dump there) nowhere."""
+    details = {"ocppError": str(error.code), "ocppErrorDescription": _short(error.description)}
+    if error.code in (NOT_IMPLEMENTED, NOT_SUPPORTED):
+        return CallNotSupported(f"The charger does not support {action}.", details=details)
+    return DriverError(
+        DeviceRejected.code,
+        f"The charger answered {action} with an OCPP error.",
+        retryable=False,
+        details=details,
+    )
+
+
+def _short(text: Any, limit: int = 120) -> str:
+    flat = " ".join(str(text or "").split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 def _offline() -> DriverError:

@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from energyhub.domain.clock import Clock
-from energyhub.domain.errors import DeviceOffline
+from energyhub.domain.errors import DeviceOffline, DeviceRejected
 from energyhub.domain.sessions import ChargingSession, EndReason, Measurement, SessionStatus
 from energyhub.drivers.base import DriverError
 from energyhub.drivers.ocpp import mapping
@@ -25,6 +25,13 @@ from energyhub.drivers.ocpp.store import ChargePointRecord, OpenTransaction
 log = logging.getLogger(__name__)
 
 DEFAULT_CONNECTOR = 1
+
+
+class CallNotSupported(DriverError):
+    """The charger does not implement a call (OCPP `NotImplemented` / `NotSupported`)."""
+
+    def __init__(self, message: str, details: dict[str, Any]) -> None:
+        super().__init__(DeviceRejected.code, message, retryable=False, details=details)
 
 
 class ChargerLink(Protocol):
@@ -113,6 +120,10 @@ class Station:
         self._events.changed(self)
 
     def declared(self, declaration: Declaration) -> None:
+        refused = self.record.snapshot.get("smartChargingRefused")
+        firmware = (self.record.snapshot.get("boot") or {}).get("firmware")
+        if refused is not None and refused.get("firmware") == firmware:
+            declaration = replace(declaration, smart_charging=False)
         self.record.snapshot["declaration"] = declaration.to_json()
         self.device_meta["capabilities"] = mapping.capabilities_for(declaration)
         self.ready.set()
@@ -264,11 +275,15 @@ class Station:
         tx = self.record.transaction
         sent: list[str] = []
         if plan.limit is not None:
-            await link.set_limit(plan.limit, "default", None)
-            sent.append("defaultProfile")
-            if tx is not None:
-                await link.set_limit(plan.limit, "tx", tx.transaction_id)
-                sent.append("txProfile")
+            try:
+                await link.set_limit(plan.limit, "default", None)
+            except CallNotSupported as refused:
+                plan = self._plan_without_smart_charging(command, parameters, settings, refused)
+            else:
+                sent.append("defaultProfile")
+        if plan.limit is not None and tx is not None:
+            await link.set_limit(plan.limit, "tx", tx.transaction_id)
+            sent.append("txProfile")
         if plan.start and tx is None:
             await link.remote_start(plan.limit, DEFAULT_CONNECTOR)
             sent.append("remoteStart")
@@ -291,8 +306,41 @@ class Station:
         for key, value in values.items():
             if key == "cable_lock":
                 await link.write_config(mapping.cable_lock_write(bool(value)))
-            else:
+                continue
+            try:
                 await link.set_limit(mapping.setting_limit(key, float(value)), "max", None)
+            except CallNotSupported:
+                self._no_smart_charging()
+                raise
+
+    # --- a charger that turns out to have no smart charging ---------------------------------
+    def _plan_without_smart_charging(
+        self,
+        command: str,
+        parameters: Mapping[str, float],
+        settings: Mapping[str, Any],
+        refused: CallNotSupported,
+    ) -> mapping.CommandPlan:
+        """The charger does not implement charging profiles, whatever it declared: it is
+        declared again without them, and the command goes on without a limit if it can."""
+        self._no_smart_charging()
+        plan = mapping.plan_command(command, parameters, settings, self.declaration)
+        if plan.limit is not None:  # `idle`, or a `power` / `current` asked for
+            raise DriverError(
+                refused.code,
+                "The charger does not support charging limits: push `charge` without "
+                "`power` or `current`.",
+                retryable=False,
+                details=refused.details,
+            )
+        return plan
+
+    def _no_smart_charging(self) -> None:
+        """Declared without smart charging from now on, until its firmware changes."""
+        log.warning("%s: no smart charging; declared without it", self.record.charge_point_id)
+        firmware = (self.record.snapshot.get("boot") or {}).get("firmware")
+        self.record.snapshot["smartChargingRefused"] = {"firmware": firmware}
+        self.declared(self.declaration)
 
     def _enforce_stop_conditions(self) -> None:
         """`energy` and `target` are the service's to enforce: past either, the running

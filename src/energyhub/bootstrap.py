@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from fastapi import FastAPI
 from sqlalchemy.ext.asyncio import AsyncEngine
+from starlette.responses import RedirectResponse
 from starlette.types import ASGIApp
 
 from energyhub.api.app import create_app, with_gateway
@@ -306,6 +307,11 @@ def build_app(container: Container, *, serving: bool = False) -> ASGIApp:
         clock=services.clock,
     )
     app.mount("/dashboard", dashboard_app(dashboard, services.settings))
+
+    @app.get("/dashboard", include_in_schema=False)
+    async def dashboard_root() -> RedirectResponse:
+        return RedirectResponse("/dashboard/")  # a path, never built from the client's Host
+
     app.mount("/static", static_files(), name="static")
     # live chargers (OCPP-J) are answered ahead of the HTTP middleware
     gateway = with_gateway(app, container.services, container.rate_limiter)

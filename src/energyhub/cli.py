@@ -15,6 +15,7 @@ import uvicorn
 from rich.console import Console
 from rich.table import Table
 
+from energyhub.api.head_guard import bounded_head_protocol
 from energyhub.bootstrap import Container, build_app, build_container
 from energyhub.config import Settings
 from energyhub.domain.accounts import environment_from_cli
@@ -98,7 +99,7 @@ def serve(
                 host=host,
                 port=port,
                 loop="uvloop",
-                http="httptools",
+                http=bounded_head_protocol(settings.head_timeout_s),
                 log_level=settings.log_level.lower(),
                 access_log=False,
                 **server_options(OcppSettings().ping_s),

@@ -58,6 +58,12 @@ class Settings(BaseSettings):
         default=(0.2, 1.0),
         description="Quick retries of a transient device error during an immediate push.",
     )
+    head_timeout_s: float = Field(
+        default=10.0,
+        gt=0,
+        description="How long a client may take to send a request's line and headers; "
+        "slower heads are answered 408 and closed.",
+    )
     log_level: str = "INFO"
 
     @field_validator(
@@ -88,5 +94,16 @@ class Settings(BaseSettings):
         _, _, path = self.database_url.partition(":///")
         return Path(path) if path and path != ":memory:" else None
 
-    def public_base_url(self, host: str, port: int) -> str:
-        return (self.public_url or f"http://{host}:{port}").rstrip("/")
+    def public_base_url(self, host: str, port: int | None) -> str:
+        """ENERGYHUB_PUBLIC_URL, else http:// and this host and port."""
+        if self.public_url:
+            return self.public_url.rstrip("/")
+        host = f"[{host}]" if ":" in host else host
+        return f"http://{host}" if port is None else f"http://{host}:{port}"
+
+    def public_base_for(self, server: tuple[str, int | None] | None) -> str:
+        """The base of the links a request is handed: ENERGYHUB_PUBLIC_URL, else the address
+        and port the request arrived at (ASGI's `server`). Never the `Host` header: the
+        client writes that one."""
+        host, port = server or ("127.0.0.1", None)
+        return self.public_base_url(host, port)

@@ -43,6 +43,7 @@ def create_app(
         responses=COMMON_ERRORS,
         lifespan=lifespan,
         dependencies=[Depends(reject_unknown_query)],
+        redirect_slashes=False,  # `/battery/` is 404, not a redirect built from the Host
     )
     app.state.services = services
     install_error_handlers(app, services.clock)

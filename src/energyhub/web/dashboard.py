@@ -496,6 +496,7 @@ def dashboard_app(services: DashboardServices, settings: Settings) -> Starlette:
         ],
         exception_handlers={HTTPException: http_problem},
     )
+    app.router.redirect_slashes = False  # a redirect would carry the client's Host
 
 
 async def _environment_home(_request: Request, visitor: Visitor) -> Response:

@@ -189,6 +189,7 @@ def link_app(flow: LinkFlow, settings: Settings) -> Starlette:
         routes=[Route("/{app_id}", link_page, methods=["GET", "POST"])],
         exception_handlers={HTTPException: http_problem},
     )
+    app.router.redirect_slashes = False  # a redirect would carry the client's Host
 
 
 def _can_go_back(page: LinkPage) -> bool:
@@ -196,7 +197,5 @@ def _can_go_back(page: LinkPage) -> bool:
 
 
 def _public_base(request: Request, settings: Settings) -> str:
-    """ENERGYHUB_PUBLIC_URL, else the address the browser used (CONTRACT 12's default)."""
-    if settings.public_url:
-        return settings.public_url.rstrip("/")
-    return f"{request.url.scheme}://{request.url.netloc}"
+    """ENERGYHUB_PUBLIC_URL, else the address the request arrived at (never its Host)."""
+    return settings.public_base_for(request.scope.get("server"))

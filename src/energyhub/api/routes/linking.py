@@ -30,10 +30,8 @@ NOT_FOUND: dict[int | str, dict[str, Any]] = {
 
 
 def public_base(request: Request, settings: Settings) -> str:
-    """ENERGYHUB_PUBLIC_URL, else the address the client used (CONTRACT 12's default)."""
-    if settings.public_url:
-        return settings.public_url.rstrip("/")
-    return f"{request.url.scheme}://{request.url.netloc}"
+    """ENERGYHUB_PUBLIC_URL, else the address the request arrived at (never its Host)."""
+    return settings.public_base_for(request.scope.get("server"))
 
 
 def linked_account_body(view: LinkedAccountView) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from typing import Any
 import httpx
 import uvicorn
 from ocpp.exceptions import NotImplementedError as OcppNotImplemented
-from ocpp.routing import on
+from ocpp.routing import after, on
 from ocpp.v16 import ChargePoint as ChargePoint16
 from ocpp.v16 import call as call16
 from ocpp.v16 import call_result as result16
@@ -175,6 +175,8 @@ class Answers:
             "MeterValuesSampledData": ("Energy.Active.Import.Register,Power.Active.Import", False),
             "UnlockConnectorOnEVSideDisconnect": ("true", False),
         }
+        # the ChargingStationMaxProfile a 2.0.1 station holds (it reports it when asked)
+        self.max_profile: dict[str, Any] | None = None
 
     def of(self, action: str) -> str:
         return self.status.get(action, "Accepted")
@@ -191,14 +193,30 @@ class Answers:
         return status
 
 
+def runs(profile: dict[str, Any], transaction_id: str | None) -> bool:
+    """Whether a charger running `transaction_id` takes `profile`: a TxProfile for another
+    transaction is rejected, as a real charger (and one that restarted) does."""
+    if profile.get("charging_profile_purpose") != "TxProfile":
+        return True
+    return str(profile.get("transaction_id")) == transaction_id
+
+
 class Sim16(ChargePoint16):  # type: ignore[misc]
     def __init__(self, cp_id: str, wire: Wire, answers: Answers) -> None:
         super().__init__(cp_id, wire, response_timeout=WAIT)
         self.answers = answers
+        self.transaction_id: str | None = None  # the one it runs; a new connection forgets it
 
     @on("SetChargingProfile")
-    def on_set_profile(self, **_: Any) -> Any:
-        return result16.SetChargingProfile(status=self.answers.call("SetChargingProfile"))
+    def on_set_profile(self, cs_charging_profiles: dict[str, Any], **_: Any) -> Any:
+        status = self.answers.call("SetChargingProfile")
+        if not runs(cs_charging_profiles, self.transaction_id):
+            status = "Rejected"
+        return result16.SetChargingProfile(status=status)
+
+    @on("ClearChargingProfile")
+    def on_clear_profile(self, **_: Any) -> Any:
+        return result16.ClearChargingProfile(status="Accepted")
 
     @on("RemoteStartTransaction")
     def on_remote_start(self, **_: Any) -> Any:
@@ -248,9 +266,11 @@ class Sim16(ChargePoint16):  # type: ignore[misc]
                 connector_id=1, id_tag="TAG", meter_start=meter_start, timestamp=now_text()
             )
         )
+        self.transaction_id = str(answer.transaction_id)
         return int(answer.transaction_id)
 
     async def stop_tx(self, transaction_id: int, meter_stop: int, reason: str | None) -> None:
+        self.transaction_id = None
         await self.call(
             call16.StopTransaction(
                 meter_stop=meter_stop,
@@ -272,10 +292,18 @@ class Sim201(ChargePoint201):  # type: ignore[misc]
             ("OCPPCommCtrlr", "UnlockOnEVSideDisconnect"): "true",
         }
         self.seq = 0
+        self.transaction_id: str | None = None  # the one it runs; a new connection forgets it
 
     @on("SetChargingProfile")
-    def on_set_profile(self, **_: Any) -> Any:
-        return result201.SetChargingProfile(status=self.answers.call("SetChargingProfile"))
+    def on_set_profile(self, charging_profile: dict[str, Any], **_: Any) -> Any:
+        status = self.answers.call("SetChargingProfile")
+        if not runs(charging_profile, self.transaction_id):
+            status = "Rejected"
+        return result201.SetChargingProfile(status=status)
+
+    @on("ClearChargingProfile")
+    def on_clear_profile(self, **_: Any) -> Any:
+        return result201.ClearChargingProfile(status="Accepted")
 
     @on("RequestStartTransaction")
     def on_request_start(self, **_: Any) -> Any:
@@ -313,6 +341,29 @@ class Sim201(ChargePoint201):  # type: ignore[misc]
             results.append(result)
         return result201.GetVariables(get_variable_result=results)
 
+    @on("GetChargingProfiles")
+    def on_get_charging_profiles(self, charging_profile: dict[str, Any], **_: Any) -> Any:
+        held = self._max_profile_asked(charging_profile)
+        return result201.GetChargingProfiles(status="Accepted" if held else "NoProfiles")
+
+    @after("GetChargingProfiles")
+    async def report_charging_profiles(
+        self, request_id: int, charging_profile: dict[str, Any], **_: Any
+    ) -> None:
+        if self._max_profile_asked(charging_profile):
+            await self.call(
+                call201.ReportChargingProfiles(
+                    request_id=request_id,
+                    charging_limit_source="CSO",
+                    evse_id=0,
+                    charging_profile=[self.answers.max_profile],
+                )
+            )
+
+    def _max_profile_asked(self, criterion: dict[str, Any]) -> bool:
+        purpose = criterion.get("charging_profile_purpose")
+        return self.answers.max_profile is not None and purpose == "ChargingStationMaxProfile"
+
     async def boot(self) -> None:
         await self.call(
             call201.BootNotification(
@@ -345,6 +396,7 @@ class Sim201(ChargePoint201):  # type: ignore[misc]
         trigger: str = "Authorized",
     ) -> None:
         self.seq += 1
+        self.transaction_id = None if event_type == "Ended" else tx_id
         info: dict[str, Any] = {"transactionId": tx_id}
         if charging_state is not None:
             info["chargingState"] = charging_state
@@ -440,6 +492,18 @@ async def connect_charger(
 async def _serve(sim: Any) -> None:
     with contextlib.suppress(Exception):
         await sim.start()
+
+
+def profile_limit(payload: dict[str, Any], protocol: str) -> tuple[str, str, float]:
+    """(purpose, unit, limit) of a SetChargingProfile frame."""
+    if protocol == "ocpp1.6":
+        profile = payload["csChargingProfiles"]
+        schedule = profile["chargingSchedule"]
+    else:
+        profile = payload["chargingProfile"]
+        schedule = profile["chargingSchedule"][0]
+    period = schedule["chargingSchedulePeriod"][0]
+    return profile["chargingProfilePurpose"], schedule["chargingRateUnit"], period["limit"]
 
 
 def sampled16(value: float, measurand: str, unit: str, phase: str | None = None) -> dict[str, Any]:

@@ -6,6 +6,7 @@ and a charger that reboots mid-session and forgets its transaction."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ import pytest
 from ocpp.v201 import call as call201
 
 from tests.integration.ocpp_support import (
+    Answers,
     Charger,
     Service,
     charger,
@@ -108,3 +110,178 @@ async def test_a_meter_sending_totals_and_phases_is_read_once(
         assert state["voltage"] == 230.0  # line-to-neutral only: not (3 x 230 + 3 x 400) / 6
         assert state["phases"] == 3
         assert STOP[protocol] not in cp.wire.actions(), "1.2 of 2 kWh: the session goes on"
+
+
+async def _sessions(service: Service, caller: Caller, device_id: str) -> list[dict[str, Any]]:
+    await service.container.ocpp.flush()
+    response = await service.client.get(f"/ev-charger/{device_id}/sessions", headers=caller.headers)
+    assert response.status_code == 200, response.text
+    items: list[dict[str, Any]] = response.json()["data"]["items"]
+    return items
+
+
+def _instant(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def _purposes(cp: Charger, seen: int) -> list[tuple[str, float]]:
+    """(purpose, limit) of each SetChargingProfile since `seen`."""
+    key = "csChargingProfiles" if cp.protocol == "ocpp1.6" else "chargingProfile"
+    found = []
+    for action, payload in cp.wire.calls[seen:]:
+        if action == "SetChargingProfile":
+            profile = payload[key]
+            schedule = profile["chargingSchedule"]
+            schedule = schedule if cp.protocol == "ocpp1.6" else schedule[0]
+            limit = schedule["chargingSchedulePeriod"][0]["limit"]
+            found.append((profile["chargingProfilePurpose"], limit))
+    return found
+
+
+def _without_session(state: dict[str, Any]) -> None:
+    assert state["currentPower"] == 0.0, "nothing flows"
+    assert "voltage" not in state, "unknown until the next reading"
+    assert "phases" not in state, "unknown until the next reading"
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+async def test_session_telemetry_goes_when_the_session_ends_or_the_charger_faults(
+    service: Service, protocol: str
+) -> None:
+    caller = await service.live_caller()
+    device_id = await service.commission(caller, "CP-END")
+    async with charger(service, "CP-END", protocol) as cp:
+        tx = await _start(cp, 10_000)
+        await _report(cp, tx, three_phase_sample(protocol, 7_000, 11_200))
+        state = await _state(service, caller, device_id)
+        assert (state["currentPower"], state["voltage"], state["phases"]) == (7.0, 230.0, 3)
+        await cp.sim.status("Faulted")  # mid-session: nothing flows while faulted
+        _without_session(await _state(service, caller, device_id))
+        await _report(cp, tx, three_phase_sample(protocol, 7_000, 11_500))
+        assert (await _state(service, caller, device_id))["currentPower"] == 7.0
+        await _stop(cp, tx, 12_000)
+        state = await _state(service, caller, device_id)
+        _without_session(state)
+        assert state["sessionEnergy"] == 2.0  # the last session's energy stays
+        await cp.sim.status("Available")
+        _without_session(await _state(service, caller, device_id))
+    async with charger(service, "CP-END", protocol, boot=False):  # a reconnect
+        _without_session(await _state(service, caller, device_id))
+
+
+@pytest.mark.parametrize(
+    ("protocol", "end_reason"), [("ocpp1.6", "unknown"), ("ocpp2.0.1", "power_lost")]
+)
+async def test_a_charger_that_reboots_mid_session_closes_it_and_starts_again(
+    service: Service, protocol: str, end_reason: str
+) -> None:
+    caller = await service.live_caller()
+    device_id = await service.commission(caller, "CP-BOOT")
+    async with charger(service, "CP-BOOT", protocol) as cp:
+        tx = await _start(cp, 10_000)
+        before = datetime.now(UTC)
+        await _report(cp, tx, three_phase_sample(protocol, 7_000, 11_200))
+        heard = datetime.now(UTC)
+        [active] = await _sessions(service, caller, device_id)
+    # the charger restarts (2.0.1 reason `PowerUp`): a new connection and BootNotification,
+    # its transaction gone; what it says next is that its connector is available
+    async with charger(service, "CP-BOOT", protocol) as cp:
+        [done] = await _sessions(service, caller, device_id)
+        assert done["id"] == active["id"]
+        assert done["status"] == "completed"
+        assert done["endReason"] == end_reason
+        assert before <= _instant(done["endedAt"]) <= heard, "ended when last heard of"
+        assert done["energyDelivered"]["value"] == 1.2
+        _without_session(await _state(service, caller, device_id))
+        await cp.sim.status("Available")
+        seen = len(cp.wire.calls)
+        response = await service.push(caller, device_id, "charge")
+        assert response.status_code == 200, response.text
+        assert response.json()["data"]["state"] == "completed"
+        assert cp.wire.actions()[seen:] == ["SetChargingProfile", START[protocol]]
+        assert _purposes(cp, seen) == [("TxDefaultProfile", 22_000.0)]
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+async def test_a_tx_profile_for_a_lost_transaction_falls_back_to_a_remote_start(
+    service: Service, protocol: str
+) -> None:
+    caller = await service.live_caller()
+    device_id = await service.commission(caller, "CP-FORGOT")
+    async with charger(service, "CP-FORGOT", protocol) as cp:
+        tx = await _start(cp, 10_000)
+        await _report(cp, tx, three_phase_sample(protocol, 7_000, 11_200))
+    # back without a BootNotification, and without the transaction: the charger says nothing
+    async with charger(service, "CP-FORGOT", protocol, boot=False) as cp:
+        seen = len(cp.wire.calls)
+        power = {"power": {"value": 7.4, "unit": "kw"}}
+        response = await service.push(caller, device_id, "charge", parameters=power)
+        assert response.status_code == 200, response.text
+        assert cp.wire.actions()[seen:] == [
+            "SetChargingProfile",
+            "SetChargingProfile",  # TxProfile, rejected: the charger runs no such transaction
+            START[protocol],
+        ]
+        assert _purposes(cp, seen) == [("TxDefaultProfile", 7_400.0), ("TxProfile", 7_400.0)]
+        [done] = await _sessions(service, caller, device_id)
+        assert done["status"] == "completed"
+        assert done["endReason"] == "unknown"
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+async def test_a_failed_charge_leaves_the_default_profile_as_it_was(
+    service: Service, protocol: str
+) -> None:
+    answers = Answers()
+    caller = await service.live_caller()
+    device_id = await service.commission(caller, "CP-UNDO")
+    async with charger(service, "CP-UNDO", protocol, answers=answers) as cp:
+        answers.status[START[protocol]] = "Rejected"  # e.g. no vehicle plugged in
+        seen = len(cp.wire.calls)
+        failed = await service.push(caller, device_id, "charge")
+        assert failed.status_code == 502, failed.text
+        assert failed.json()["error"]["code"] == "DEVICE_REJECTED"
+        clear = await cp.wire.next_call("ClearChargingProfile", seen)  # none was ours before
+        assert clear == ({"id": 1001} if protocol == "ocpp1.6" else {"chargingProfileId": 1001})
+        answers.status.pop(START[protocol])
+        power = {"power": {"value": 7.4, "unit": "kw"}}
+        assert (
+            await service.push(caller, device_id, "charge", parameters=power)
+        ).status_code == 200
+        answers.status[START[protocol]] = "Rejected"
+        seen = len(cp.wire.calls)
+        power = {"power": {"value": 11, "unit": "kw"}}
+        failed = await service.push(caller, device_id, "charge", parameters=power)
+        assert failed.status_code == 502, failed.text
+        assert _purposes(cp, seen) == [
+            ("TxDefaultProfile", 11_000.0),
+            ("TxDefaultProfile", 7_400.0),
+        ]
+
+
+@pytest.mark.parametrize(
+    ("protocol", "idle"), [("ocpp1.6", "Preparing"), ("ocpp2.0.1", "Available")]
+)
+async def test_a_transaction_the_connector_no_longer_shows_is_closed_after_a_while(
+    service: Service, protocol: str, idle: str
+) -> None:
+    caller = await service.live_caller()
+    device_id = await service.commission(caller, "CP-IDLE")
+    central = service.container.ocpp
+    after = timedelta(seconds=central.config.lost_transaction_s)
+    async with charger(service, "CP-IDLE", protocol) as cp:
+        tx = await _start(cp, 10_000)
+        before = datetime.now(UTC)
+        await _report(cp, tx, three_phase_sample(protocol, 7_000, 11_200))
+        heard = datetime.now(UTC)
+        await cp.sim.status(idle)  # the charger runs no transaction (it lost it)
+        assert await central.close_lost_transactions(datetime.now(UTC)) == []
+        assert await central.close_lost_transactions(heard + after / 2) == []
+        assert await central.close_lost_transactions(datetime.now(UTC) + after) == ["CP-IDLE"]
+        [done] = await _sessions(service, caller, device_id)
+        assert done["status"] == "completed"
+        assert done["endReason"] == "unknown"
+        assert before <= _instant(done["endedAt"]) <= heard, "ended when last heard of"
+        seen = len(cp.wire.calls)
+        assert (await service.push(caller, device_id, "charge")).status_code == 200
+        assert cp.wire.actions()[seen:] == ["SetChargingProfile", START[protocol]]

@@ -20,7 +20,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from energyhub.domain.clock import Clock
-from energyhub.domain.sessions import ChargingSession
+from energyhub.domain.sessions import ChargingSession, EndReason
 from energyhub.drivers.ocpp import mapping
 from energyhub.drivers.ocpp.auth import PasswordChecker, basic_credentials
 from energyhub.drivers.ocpp.station import Station
@@ -44,6 +44,9 @@ class OcppConfig:
     response_timeout_s: float = 10.0  # each call; a command makes at most two
     id_tag: str = "energyhub"  # the idTag of remote starts
     flush_s: float = 0.25  # reports are written at most this late, in one transaction
+    # a transaction open while the connector reads Available / Preparing this long is lost
+    # (longer than a reconnecting charger takes to deliver its queued stop)
+    lost_transaction_s: float = 300.0
 
     @property
     def offline_after(self) -> timedelta:
@@ -220,6 +223,15 @@ class CentralSystem:
             self.spawn(link.close(SILENT, "missed heartbeats"), "ocpp-close-silent")
         return silent
 
+    async def close_lost_transactions(self, now: datetime) -> list[str]:
+        """Closes the transactions chargers no longer run (`Station.lost_transaction`):
+        `endReason` unknown, ended when last heard of. Returns the charge point ids."""
+        after = timedelta(seconds=self.config.lost_transaction_s)
+        lost = [s for s in self._stations.values() if s.lost_transaction(now, after)]
+        for station in lost:
+            await station.close_lost(EndReason.UNKNOWN)
+        return [station.record.charge_point_id for station in lost]
+
     # --- StationEvents: what stations report ---------------------------------------------------
     def changed(self, station: Station, *, device: bool = True) -> None:
         self._dirty_records[station.record.charge_point_id] = station
@@ -306,6 +318,7 @@ class CentralSystem:
             self._wake.clear()
             try:
                 self.check_liveness(self._clock.now())
+                await self.close_lost_transactions(self._clock.now())
                 await self.flush()
             except Exception:
                 log.exception("OCPP central system step failed")

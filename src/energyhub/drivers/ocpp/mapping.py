@@ -138,6 +138,23 @@ def end_reason(protocol: str, reason: str | None) -> EndReason:
     return table.get(reason or "Local", EndReason.UNKNOWN)
 
 
+# --- a restart with a transaction open -> the endReason of the transaction it lost -----------
+# OCPP 2.0.1 BootReasonEnumType; a row of None is no restart (the transaction stays open).
+BOOT_REASON_201: Mapping[str, EndReason | None] = {
+    "PowerUp": EndReason.POWER_LOST,
+    "Triggered": None,  # a BootNotification the service asked for (TriggerMessage)
+}
+
+
+def boot_end_reason(protocol: str, reason: str | None) -> EndReason | None:
+    """A BootNotification while a transaction is open: the charger restarted and lost it
+    (a charger ends its transactions before a planned restart). 1.6 does not say why
+    (`unknown`); 2.0.1 does, and any reason no row names is `unknown`."""
+    if protocol == OCPP16:
+        return EndReason.UNKNOWN
+    return BOOT_REASON_201.get(reason or "Unknown", EndReason.UNKNOWN)
+
+
 # --- what the charger declares -> the capabilities it gets ------------------------------------
 @dataclass(frozen=True, slots=True)
 class Declaration:

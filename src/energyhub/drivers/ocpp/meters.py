@@ -138,6 +138,20 @@ def parse_meter_values(meter_value: Iterable[Mapping[str, Any]]) -> Telemetry:
     return telemetry
 
 
+# What describes a running session only: unknown again once none runs.
+_SESSION_ONLY = (Reading.VOLTAGE_V.value, Reading.SOC.value, "phases")
+
+
+def without_session(kept: Mapping[str, Any]) -> dict[str, Any]:
+    """The kept telemetry once no session runs (it ended, or the connector is available,
+    faulted or unavailable): power reads 0 where the charger reports power (nothing flows);
+    voltage, phases and the vehicle's state of charge are absent until the next reading."""
+    left = {key: value for key, value in kept.items() if key not in _SESSION_ONLY}
+    if Reading.POWER_W.value in left:
+        left[Reading.POWER_W.value] = 0.0
+    return left
+
+
 def _sample_values(measured: Mapping[str, _Measured]) -> dict[Reading, float]:
     """One sample's readings; import and export power add up to one signed power."""
     values: dict[Reading, float] = {}

@@ -6,11 +6,12 @@ calls on a `Station`; the driver sends commands through it."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import uuid
 from collections.abc import Awaitable, Mapping, Sequence
 from dataclasses import replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from energyhub.domain.clock import Clock
@@ -19,12 +20,17 @@ from energyhub.domain.sessions import ChargingSession, EndReason, Measurement, S
 from energyhub.drivers.base import DriverError
 from energyhub.drivers.ocpp import mapping
 from energyhub.drivers.ocpp.mapping import ConfigWrite, Declaration, Limit
-from energyhub.drivers.ocpp.meters import Reading
+from energyhub.drivers.ocpp.meters import Reading, without_session
 from energyhub.drivers.ocpp.store import ChargePointRecord, OpenTransaction
 
 log = logging.getLogger(__name__)
 
 DEFAULT_CONNECTOR = 1
+# Connector statuses (both versions) in which no energy flows: session telemetry goes.
+NO_POWER_STATUSES = frozenset({"Available", "Faulted", "Unavailable"})
+# Connector statuses that say the charger runs no transaction (1.6 Preparing: plugged in,
+# none started yet): an open one is lost once the connector has read so for a while.
+IDLE_STATUSES = frozenset({"Available", "Preparing"})
 
 
 class CallNotSupported(DriverError):
@@ -42,6 +48,10 @@ class ChargerLink(Protocol):
     async def set_limit(self, limit: Limit, purpose: str, transaction_id: str | None) -> None:
         """`purpose`: `default` (TxDefaultProfile), `tx` (TxProfile of the running
         transaction) or `max` (the charger-wide maximum)."""
+        ...
+
+    async def clear_limit(self, purpose: str) -> None:
+        """Removes the service's profile of that purpose (none there is no error)."""
         ...
 
     async def remote_start(self, limit: Limit | None, connector_id: int) -> None: ...
@@ -71,6 +81,7 @@ class Station:
         self._events = events
         self._id_tag = id_tag
         self._stopping = False
+        self._idle_since: datetime | None = None  # the connector reads an IDLE_STATUSES one
 
     # --- identity and liveness -------------------------------------------------------------
     @property
@@ -103,6 +114,7 @@ class Station:
         if self.link is not link:
             return False
         self.link = None
+        self._idle_since = None
         self._events.changed(self)
         return True
 
@@ -111,6 +123,7 @@ class Station:
 
     def heartbeat(self) -> None:
         """Only `last_seen_at` changes: the record is written, the device row is not."""
+        self._heard()
         self._events.changed(self, device=False)
 
     # --- what the charger reports ------------------------------------------------------------
@@ -136,11 +149,19 @@ class Station:
             snapshot["errorCode"] = error_code
         if connector_status == "Available":
             snapshot.pop("chargingState", None)
+        if connector_status in NO_POWER_STATUSES:
+            self._end_session_telemetry()
+        if connector_status not in IDLE_STATUSES:
+            self._idle_since = None
+            self._heard()
+        elif self._idle_since is None:
+            self._idle_since = self._clock.now()
         self._events.changed(self)
 
     def on_charging_state(self, charging_state: str | None) -> None:
         if charging_state is not None:
             self.record.snapshot["chargingState"] = charging_state
+            self._heard()
             self._events.changed(self)
 
     def on_meter_values(self, meter_value: Sequence[Mapping[str, Any]]) -> None:
@@ -153,8 +174,20 @@ class Station:
             if tx.meter_start_wh is None:  # 2.0.1 without a reading at `Started`
                 tx = replace(tx, meter_start_wh=register)
             self.record.transaction = replace(tx, meter_last_wh=register)
+        self._heard()
         self._events.changed(self)
         self._enforce_stop_conditions()
+
+    def _heard(self) -> None:
+        """The charger spoke while its connector could be running the open transaction."""
+        tx = self.record.transaction
+        if tx is not None and self.record.snapshot.get("connectorStatus") not in IDLE_STATUSES:
+            self.record.transaction = replace(tx, last_heard_at=self._clock.now())
+
+    def _end_session_telemetry(self) -> None:
+        telemetry = self.record.snapshot.get("telemetry")
+        if telemetry:
+            self.record.snapshot["telemetry"] = without_session(telemetry)
 
     # --- transactions ----------------------------------------------------------------------------
     async def start_transaction(
@@ -168,9 +201,7 @@ class Station:
         A transaction still open from before is closed first (the charger lost it)."""
         record = self.record
         if record.transaction is not None and record.transaction.transaction_id != transaction_id:
-            await self.stop_transaction(
-                record.transaction.transaction_id, None, started_at, None, lost=True
-            )
+            await self.close_lost(EndReason.UNKNOWN)
         if transaction_id is None:
             transaction_id = str(record.next_transaction_id)
             record.next_transaction_id += 1
@@ -187,6 +218,8 @@ class Station:
         record.transaction = tx
         record.snapshot["sessionEnergyKwh"] = 0.0
         self._stopping = False
+        if self._idle_since is not None:  # 1.6 starts while `Preparing`: time it from now
+            self._idle_since = self._clock.now()
         await self._events.persist(self, self.session_of(tx))
         return tx
 
@@ -197,9 +230,10 @@ class Station:
         stopped_at: datetime,
         reason: str | None,
         *,
-        lost: bool = False,
+        end_reason: EndReason | None = None,
     ) -> ChargingSession | None:
-        """The session completes with the energy between the register readings."""
+        """The session completes with the energy between the register readings;
+        `end_reason` overrides the one the charger's `reason` maps to."""
         tx = self.record.transaction
         if tx is None or tx.transaction_id != transaction_id:
             log.warning(
@@ -215,15 +249,48 @@ class Station:
             ended_at=max(stopped_at, tx.started_at),
             energy_kwh=energy,
             measurement=Measurement.METERED,
-            end_reason=EndReason.UNKNOWN if lost else mapping.end_reason(self.protocol, reason),
+            end_reason=end_reason or mapping.end_reason(self.protocol, reason),
         )
         self.record.transaction = None
         self.record.snapshot["sessionEnergyKwh"] = energy
+        self._end_session_telemetry()
         for key in ("stopAtKwh", "targetSoc"):
             self.record.control.pop(key, None)
         self._stopping = False
         await self._events.persist(self, session)
         return session
+
+    async def close_lost(self, end_reason: EndReason) -> ChargingSession | None:
+        """The charger no longer runs the open transaction and will not say it ended: it
+        ends when we last heard of it, with the energy of the last register reading."""
+        tx = self.record.transaction
+        if tx is None:
+            return None
+        log.info("%s: transaction %s lost", self.record.charge_point_id, tx.transaction_id)
+        return await self.stop_transaction(
+            tx.transaction_id, None, tx.lost_at, None, end_reason=end_reason
+        )
+
+    async def restarted(self, boot_reason: str | None) -> None:
+        """A BootNotification: a charger that restarts mid-session has lost the session
+        (`mapping.boot_end_reason`), and what it measured before is stale."""
+        end_reason = mapping.boot_end_reason(self.protocol, boot_reason)
+        if end_reason is None:
+            return
+        self.record.snapshot.pop("chargingState", None)
+        self._end_session_telemetry()
+        self._events.changed(self)
+        await self.close_lost(end_reason)
+
+    def lost_transaction(self, now: datetime, after: timedelta) -> bool:
+        """Whether the open transaction is lost: the connector has read `Available` or
+        `Preparing` (no transaction, to the charger) for `after`, connected all along."""
+        idle = self.record.snapshot.get("connectorStatus") in IDLE_STATUSES
+        if self.record.transaction is None or self.link is None or not idle:
+            return False
+        if self._idle_since is None:  # idle since before a reconnect or a restart
+            self._idle_since = now
+        return now - self._idle_since >= after
 
     def session_of(self, tx: OpenTransaction) -> ChargingSession:
         return ChargingSession(
@@ -274,19 +341,26 @@ class Station:
         plan = mapping.plan_command(command, parameters, settings, self.declaration)
         tx = self.record.transaction
         sent: list[str] = []
-        if plan.limit is not None:
-            try:
-                await link.set_limit(plan.limit, "default", None)
-            except CallNotSupported as refused:
-                plan = self._plan_without_smart_charging(command, parameters, settings, refused)
-            else:
-                sent.append("defaultProfile")
-        if plan.limit is not None and tx is not None:
-            await link.set_limit(plan.limit, "tx", tx.transaction_id)
-            sent.append("txProfile")
-        if plan.start and tx is None:
-            await link.remote_start(plan.limit, DEFAULT_CONNECTOR)
-            sent.append("remoteStart")
+        try:
+            if plan.limit is not None:
+                try:
+                    await link.set_limit(plan.limit, "default", None)
+                except CallNotSupported as refused:
+                    plan = self._plan_without_smart_charging(command, parameters, settings, refused)
+                else:
+                    sent.append("defaultProfile")
+            lost: OpenTransaction | None = None
+            if plan.limit is not None and tx is not None:
+                lost = await self._tx_profile(link, plan.limit, plan.start, tx, sent)
+            if plan.start and (tx is None or lost is not None):
+                await link.remote_start(plan.limit, DEFAULT_CONNECTOR)
+                sent.append("remoteStart")
+                if lost is not None and self.record.transaction is lost:
+                    await self.close_lost(EndReason.UNKNOWN)
+        except DriverError:
+            if "defaultProfile" in sent:  # a failed command leaves the charger as it was
+                await self._restore_default(link, settings)
+            raise
         control: dict[str, Any] = {"command": command, "parameters": dict(parameters)}
         if plan.stop_at_kwh is not None:
             control["stopAtKwh"] = plan.stop_at_kwh
@@ -300,6 +374,42 @@ class Station:
         if plan.limit is not None:
             result["limit"] = {"value": plan.limit.value, "unit": plan.limit.unit}
         return result
+
+    async def _tx_profile(
+        self, link: ChargerLink, limit: Limit, start: bool, tx: OpenTransaction, sent: list[str]
+    ) -> OpenTransaction | None:
+        """The limit for the running transaction. A `charge` (`start`) whose TxProfile the
+        charger refuses (it runs no such transaction: it lost it without telling) gets the
+        lost transaction back: a remote start follows, and closes it once accepted."""
+        try:
+            await link.set_limit(limit, "tx", tx.transaction_id)
+        except DriverError as error:
+            refused = error.code == DeviceRejected.code and not isinstance(error, CallNotSupported)
+            if start and refused:
+                return tx
+            raise
+        sent.append("txProfile")
+        return None
+
+    async def _restore_default(self, link: ChargerLink, settings: Mapping[str, Any]) -> None:
+        """The default profile of the last command that went through (none: ours goes)."""
+        control = self.record.control
+        limit: Limit | None = None
+        if control.get("command") is not None:
+            with contextlib.suppress(KeyError):
+                previous = mapping.plan_command(
+                    control["command"], control.get("parameters", {}), settings, self.declaration
+                )
+                limit = previous.limit
+        try:
+            if limit is None:
+                await link.clear_limit("default")
+            else:
+                await link.set_limit(limit, "default", None)
+        except DriverError as error:
+            log.warning(
+                "%s: restoring the default profile: %s", self.record.charge_point_id, error.message
+            )
 
     async def write_settings(self, values: Mapping[str, float | bool]) -> None:
         link = self._link()

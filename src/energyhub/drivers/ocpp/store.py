@@ -18,7 +18,9 @@ from energyhub.domain.sessions import ChargingSession
 @dataclass(frozen=True, slots=True)
 class OpenTransaction:
     """A transaction the charger started and has not stopped; `session_id` is the charging
-    session it is stored as. Energy is the difference of the meter register readings."""
+    session it is stored as. Energy is the difference of the meter register readings.
+    `last_heard_at`: the last time the charger spoke while it could still be running it
+    (when it was lost, if it turns out to be)."""
 
     transaction_id: str
     session_id: str
@@ -26,6 +28,11 @@ class OpenTransaction:
     started_at: datetime
     meter_start_wh: float | None
     meter_last_wh: float | None = None
+    last_heard_at: datetime | None = None
+
+    @property
+    def lost_at(self) -> datetime:
+        return self.last_heard_at or self.started_at
 
     def energy_kwh(self, register_wh: float | None = None) -> float:
         last = register_wh if register_wh is not None else self.meter_last_wh
@@ -41,6 +48,7 @@ class OpenTransaction:
             "startedAt": isoformat_utc(self.started_at),
             "meterStartWh": self.meter_start_wh,
             "meterLastWh": self.meter_last_wh,
+            "lastHeardAt": self.last_heard_at and isoformat_utc(self.last_heard_at),
         }
 
     @classmethod
@@ -52,7 +60,12 @@ class OpenTransaction:
             started_at=ensure_utc(datetime.fromisoformat(body["startedAt"].replace("Z", "+00:00"))),
             meter_start_wh=body.get("meterStartWh"),
             meter_last_wh=body.get("meterLastWh"),
+            last_heard_at=_instant_or_none(body.get("lastHeardAt")),
         )
+
+
+def _instant_or_none(text: str | None) -> datetime | None:
+    return None if text is None else ensure_utc(datetime.fromisoformat(text.replace("Z", "+00:00")))
 
 
 @dataclass(slots=True)

@@ -35,8 +35,9 @@ class V16Link(LinkCalls, ChargePoint):  # type: ignore[misc]
 
     # --- charge point -> central system ----------------------------------------------------
     @on("BootNotification")
-    def on_boot(self, charge_point_vendor: str, charge_point_model: str, **extra: Any) -> Any:
+    async def on_boot(self, charge_point_vendor: str, charge_point_model: str, **extra: Any) -> Any:
         self.station.on_boot(charge_point_vendor, charge_point_model, extra.get("firmware_version"))
+        await self.station.restarted(None)
         return call_result.BootNotification(
             current_time=self.now_text(), interval=self._heartbeat_s, status="Accepted"
         )
@@ -128,6 +129,10 @@ class V16Link(LinkCalls, ChargePoint):  # type: ignore[misc]
             call.SetChargingProfile(connector_id=connector, cs_charging_profiles=profile)
         )
         require_accepted(answer.status, "SetChargingProfile")
+
+    async def clear_limit(self, purpose: str) -> None:
+        # `Unknown`: no such profile, which is what was asked for
+        await self.request(call.ClearChargingProfile(id=PROFILE_IDS[purpose]))
 
     async def remote_start(self, limit: Limit | None, connector_id: int) -> None:
         profile = None if limit is None else self._profile(limit, "tx", None, relative=True)

@@ -44,12 +44,13 @@ class V201Link(LinkCalls, ChargePoint):  # type: ignore[misc]
 
     # --- charging station -> CSMS ------------------------------------------------------------
     @on("BootNotification")
-    def on_boot(self, charging_station: dict[str, Any], reason: str, **_: Any) -> Any:
+    async def on_boot(self, charging_station: dict[str, Any], reason: str, **_: Any) -> Any:
         self.station.on_boot(
             str(charging_station.get("vendor_name", "")),
             str(charging_station.get("model", "")),
             charging_station.get("firmware_version"),
         )
+        await self.station.restarted(reason)
         return call_result.BootNotification(
             current_time=self.now_text(), interval=self._heartbeat_s, status="Accepted"
         )
@@ -163,6 +164,10 @@ class V201Link(LinkCalls, ChargePoint):  # type: ignore[misc]
             )
         )
         require_accepted(answer.status, "SetChargingProfile")
+
+    async def clear_limit(self, purpose: str) -> None:
+        # `Unknown`: no such profile, which is what was asked for
+        await self.request(call.ClearChargingProfile(charging_profile_id=PROFILE_IDS[purpose]))
 
     async def remote_start(self, limit: Limit | None, connector_id: int) -> None:
         profile = None if limit is None else self._profile(limit, "tx", None, relative=True)

@@ -36,6 +36,13 @@ async def service(tmp_path: Path) -> AsyncIterator[Service]:
         yield running
 
 
+@pytest.fixture
+async def service_on_each_database(database_url: str) -> AsyncIterator[Service]:
+    """SQLite and PostgreSQL (`database_url` of tests/conftest.py)."""
+    async with running_service(database_url) as running:
+        yield running
+
+
 async def _start(cp: Charger, register_wh: int) -> str:
     if cp.protocol == "ocpp1.6":
         return str(await cp.sim.start_tx(register_wh))
@@ -173,8 +180,9 @@ async def test_session_telemetry_goes_when_the_session_ends_or_the_charger_fault
     ("protocol", "end_reason"), [("ocpp1.6", "unknown"), ("ocpp2.0.1", "power_lost")]
 )
 async def test_a_charger_that_reboots_mid_session_closes_it_and_starts_again(
-    service: Service, protocol: str, end_reason: str
+    service_on_each_database: Service, protocol: str, end_reason: str
 ) -> None:
+    service = service_on_each_database
     caller = await service.live_caller()
     device_id = await service.commission(caller, "CP-BOOT")
     async with charger(service, "CP-BOOT", protocol) as cp:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from websockets.protocol import State
@@ -18,11 +19,14 @@ from tests.integration.ocpp_support import (
     Charger,
     Service,
     charger,
+    profile_limit,
     running_service,
     sampled16,
     sampled201,
 )
+from tests.support import Caller
 
+PROTOCOLS = ["ocpp1.6", "ocpp2.0.1"]
 START = {"ocpp1.6": "RemoteStartTransaction", "ocpp2.0.1": "RequestStartTransaction"}
 STOP = {"ocpp1.6": "RemoteStopTransaction", "ocpp2.0.1": "RequestStopTransaction"}
 
@@ -138,3 +142,106 @@ async def test_a_rate_the_charger_cannot_limit_fails_in_one_sentence_with_the_oc
         again = await service.push(caller, device_id, "charge", parameters=power)
         assert again.status_code == 422, again.text  # no longer declared
         assert again.json()["error"]["code"] == "UNSUPPORTED_PARAMETER"
+
+
+# --- defect 11: settings read at boot, lost maximum profiles restored ----------------------
+def _max_profile_201(amps: float) -> dict[str, Any]:
+    schedule = {
+        "id": 7,
+        "chargingRateUnit": "A",
+        "chargingSchedulePeriod": [{"startPeriod": 0, "limit": amps}],
+    }
+    return {
+        "id": 7,
+        "stackLevel": 0,
+        "chargingProfilePurpose": "ChargingStationMaxProfile",
+        "chargingProfileKind": "Absolute",
+        "chargingSchedule": [schedule],
+    }
+
+
+async def _set(service: Service, caller: Caller, device_id: str, **values: Any) -> None:
+    response = await service.client.post(
+        f"/ev-charger/{device_id}/settings", json=values, headers=caller.headers
+    )
+    assert response.status_code == 200, response.text
+
+
+def _profiles(cp: Charger) -> list[tuple[str, str, float]]:
+    return [profile_limit(p, cp.protocol) for a, p in cp.wire.calls if a == "SetChargingProfile"]
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+async def test_the_stored_cable_lock_follows_what_the_charger_reports_at_boot(
+    service: Service, protocol: str
+) -> None:
+    answers = Answers()
+    answers.config["UnlockConnectorOnEVSideDisconnect"] = ("false", False)  # locked
+    variables = {
+        ("SmartChargingCtrlr", "Enabled"): "true",
+        ("SmartChargingCtrlr", "RateUnit"): "A,W",
+        ("OCPPCommCtrlr", "UnlockOnEVSideDisconnect"): "false",
+    }
+    caller = await service.live_caller()
+    device_id = await service.commission(caller, "CP-LOCK")
+    async with charger(service, "CP-LOCK", protocol, answers=answers, variables=variables):
+        body = await service.device(caller, device_id)
+        assert body["settings"]["cable_lock"]["value"] is True
+        await _set(service, caller, device_id, cable_lock={"value": False})
+    # changed back at the charger (its own app, an installer) while it was away
+    async with charger(service, "CP-LOCK", protocol, answers=answers, variables=variables):
+        body = await service.device(caller, device_id)
+        assert body["settings"]["cable_lock"]["value"] is True
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+async def test_a_charger_that_restarts_without_its_maximum_profile_gets_it_back(
+    service: Service, protocol: str
+) -> None:
+    caller = await service.live_caller()
+    device_id = await service.commission(caller, "CP-MAX")
+    maximum = "ChargePointMaxProfile" if protocol == "ocpp1.6" else "ChargingStationMaxProfile"
+    async with charger(service, "CP-MAX", protocol) as cp:
+        assert _profiles(cp) == [], "nothing set by the service: nothing to restore"
+        await _set(service, caller, device_id, max_charge_current={"value": 20, "unit": "a"})
+    async with charger(service, "CP-MAX", protocol) as cp:  # restarted, profiles lost
+        assert _profiles(cp) == [(maximum, "A", 20.0)]
+        body = await service.device(caller, device_id)
+        assert body["settings"]["max_charge_current"]["value"] == 20
+
+
+async def test_a_201_station_reporting_its_maximum_profile_shows_it_and_keeps_it(
+    service: Service,
+) -> None:
+    answers = Answers()
+    answers.max_profile = _max_profile_201(16)
+    caller = await service.live_caller()
+    device_id = await service.commission(caller, "CP-HELD")
+    async with charger(service, "CP-HELD", "ocpp2.0.1", answers=answers) as cp:
+        assert "GetChargingProfiles" in cp.wire.actions()
+        body = await service.device(caller, device_id)
+        assert body["settings"]["max_charge_current"]["value"] == 16
+        assert _profiles(cp) == [], "it holds one: nothing is sent"
+
+
+# --- defect 13: the current mode's profile again on every new connection --------------------
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+async def test_a_reconnect_asserts_the_current_modes_profile_again(
+    service: Service, protocol: str
+) -> None:
+    """A push that timed out may still be applied by the charger later; whatever it did,
+    a new connection gets the profile of the mode the service holds."""
+    caller = await service.live_caller()
+    device_id = await service.commission(caller, "CP-MODE")
+    power = {"power": {"value": 7, "unit": "kw"}}
+    async with charger(service, "CP-MODE", protocol):
+        response = await service.push(caller, device_id, "charge", parameters=power)
+        assert response.status_code == 200, response.text
+    async with charger(service, "CP-MODE", protocol, boot=False) as cp:
+        frame = await cp.wire.next_call("SetChargingProfile")
+        assert profile_limit(frame, protocol) == ("TxDefaultProfile", "W", 7000.0)
+        assert START[protocol] not in cp.wire.actions(), "no session is started for it"
+        await cp.sim.status("Available")  # a second message: the first was handled
+        assert _profiles(cp) == [("TxDefaultProfile", "W", 7000.0)], "once per connection"
+    async with charger(service, "CP-MODE", protocol) as cp:  # restarted: it boots
+        assert _profiles(cp) == [("TxDefaultProfile", "W", 7000.0)]

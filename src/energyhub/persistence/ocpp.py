@@ -136,6 +136,29 @@ class SqlChargePointStore:
         async with self._engine.connect() as connection:
             return await SqlDeviceRepository(connection).get_device_by_id(device_id)
 
+    async def merge_settings(
+        self, device_id: str, values: Mapping[str, Any], now: datetime
+    ) -> dict[str, Any]:
+        async with self._engine.begin() as connection:
+            query = select(devices.c.settings, devices.c.disconnected_at).where(
+                devices.c.id == device_id
+            )
+            if values and connection.dialect.name == "postgresql":
+                query = query.with_for_update()
+            row = (await connection.execute(query)).first()
+            if row is None:
+                return {}
+            settings = dict(row.settings or {})
+            changed = {k: v for k, v in values.items() if settings.get(k) != v}
+            if changed and row.disconnected_at is None:
+                settings.update(changed)
+                await connection.execute(
+                    update(devices)
+                    .where(devices.c.id == device_id)
+                    .values(settings=settings, updated_at=now)
+                )
+        return settings
+
     async def save(
         self,
         records: Sequence[ChargePointRecord],

@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
@@ -23,6 +23,7 @@ from energyhub.domain.clock import Clock
 from energyhub.domain.sessions import ChargingSession, EndReason
 from energyhub.drivers.ocpp import mapping
 from energyhub.drivers.ocpp.auth import PasswordChecker, basic_credentials
+from energyhub.drivers.ocpp.reconcile import resume
 from energyhub.drivers.ocpp.station import Station
 from energyhub.drivers.ocpp.store import ChargePointRecord, ChargePointStore
 
@@ -178,6 +179,8 @@ class CentralSystem:
         if previous is not None:
             await previous.close(REPLACED, "replaced by a newer connection")
         self.changed(station)
+        if station.ready.is_set():  # known from before (else once it has booted)
+            self.spawn(resume(station, link), "ocpp-resume")
         try:
             await link.start()
         except (WebSocketDisconnect, ConnectionError, RuntimeError, OSError):
@@ -253,6 +256,14 @@ class CentralSystem:
             now,
         )
         self._on_device_changed(station.device_id)
+
+    async def settings(
+        self, station: Station, reported: Mapping[str, float | bool]
+    ) -> dict[str, Any]:
+        settings = await self._store.merge_settings(station.device_id, reported, self._clock.now())
+        if reported:
+            self._on_device_changed(station.device_id)
+        return settings
 
     def spawn(self, work: Awaitable[None], name: str) -> None:
         task: asyncio.Task[None] = asyncio.ensure_future(work)

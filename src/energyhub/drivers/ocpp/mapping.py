@@ -7,7 +7,7 @@ tables."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from energyhub.domain.capabilities import (
@@ -224,6 +224,36 @@ def declaration_from_config(
         energy_register=measurands is None or DEFAULT_MEASURAND in measurands,
         cable_lock="UnlockConnectorOnEVSideDisconnect" in writable,
     )
+
+
+@dataclass(frozen=True, slots=True)
+class Discovery:
+    """What a charger tells at boot: its declaration, the values it reports for the
+    service's settings, and whether it holds its maximum profile (None: it cannot say)."""
+
+    declaration: Declaration
+    settings: Mapping[str, float | bool] = field(default_factory=dict)
+    max_profile: bool | None = None
+
+
+def reported_settings(
+    config: Mapping[str, str], declaration: Declaration
+) -> dict[str, float | bool]:
+    """The settings a charger's configuration values (by 1.6 key name) give: `cable_lock` is
+    `UnlockConnectorOnEVSideDisconnect` false."""
+    reported: dict[str, float | bool] = {}
+    unlock = config.get("UnlockConnectorOnEVSideDisconnect", "").strip().lower()
+    if declaration.cable_lock and unlock in ("true", "false"):
+        reported["cable_lock"] = unlock == "false"
+    return reported
+
+
+def ceiling_settings(limit: Limit) -> dict[str, float]:
+    """The setting a charger's maximum profile shows: `max_charge_rate` (kW) for a limit in
+    W, `max_charge_current` (A) for one in A."""
+    if limit.unit == "W":
+        return {"max_charge_rate": round(limit.value / 1000, 3)}
+    return {"max_charge_current": round(limit.value, 1)}
 
 
 def _csv(value: str) -> list[str]:

@@ -19,13 +19,14 @@ from energyhub.domain.errors import DeviceOffline, DeviceRejected
 from energyhub.domain.sessions import ChargingSession, EndReason, Measurement, SessionStatus
 from energyhub.drivers.base import DriverError
 from energyhub.drivers.ocpp import mapping
-from energyhub.drivers.ocpp.mapping import ConfigWrite, Declaration, Limit
+from energyhub.drivers.ocpp.mapping import ConfigWrite, Declaration, Discovery, Limit
 from energyhub.drivers.ocpp.meters import Reading, without_session
 from energyhub.drivers.ocpp.store import ChargePointRecord, OpenTransaction
 
 log = logging.getLogger(__name__)
 
 DEFAULT_CONNECTOR = 1
+CEILINGS_SET = "ceilingsSet"  # snapshot key: the rate settings the service has written
 # Connector statuses (both versions) in which no energy flows: session telemetry goes.
 NO_POWER_STATUSES = frozenset({"Available", "Faulted", "Unavailable"})
 # Connector statuses that say the charger runs no transaction (1.6 Preparing: plugged in,
@@ -57,7 +58,7 @@ class ChargerLink(Protocol):
     async def remote_start(self, limit: Limit | None, connector_id: int) -> None: ...
     async def remote_stop(self, transaction_id: str) -> None: ...
     async def write_config(self, write: ConfigWrite) -> None: ...
-    async def discover(self) -> Declaration: ...
+    async def discover(self) -> Discovery: ...
     async def close(self, code: int, reason: str) -> None: ...
 
 
@@ -67,6 +68,12 @@ class StationEvents(Protocol):
     def changed(self, station: Station, *, device: bool = True) -> None: ...
     async def persist(self, station: Station, session: ChargingSession | None) -> None: ...
     def spawn(self, work: Awaitable[None], name: str) -> None: ...
+    async def settings(
+        self, station: Station, reported: Mapping[str, float | bool]
+    ) -> dict[str, Any]:
+        """The device's stored settings, with what the charger `reported` written over
+        them first."""
+        ...
 
 
 class Station:
@@ -81,6 +88,7 @@ class Station:
         self._events = events
         self._id_tag = id_tag
         self._stopping = False
+        self.resumed_on: ChargerLink | None = None  # the link the mode was asserted on
         self._idle_since: datetime | None = None  # the connector reads an IDLE_STATUSES one
 
     # --- identity and liveness -------------------------------------------------------------
@@ -128,8 +136,10 @@ class Station:
 
     # --- what the charger reports ------------------------------------------------------------
     def on_boot(self, vendor: str, model: str, firmware: str | None) -> None:
+        """Ready again once what it declares and reports is read (`reconcile.booted`)."""
         self.record.snapshot["boot"] = {"vendor": vendor, "model": model, "firmware": firmware}
         self.device_meta.update(vendor=vendor, model=model)
+        self.ready.clear()
         self._events.changed(self)
 
     def declared(self, declaration: Declaration) -> None:
@@ -420,8 +430,12 @@ class Station:
             try:
                 await link.set_limit(mapping.setting_limit(key, float(value)), "max", None)
             except CallNotSupported:
-                self._no_smart_charging()
+                self.no_smart_charging()
                 raise
+            ceilings = self.record.snapshot.setdefault(CEILINGS_SET, [])
+            if key not in ceilings:  # restored should the charger lose it (`reconcile`)
+                ceilings.append(key)
+                self._events.changed(self, device=False)
 
     # --- a charger that turns out to have no smart charging ---------------------------------
     def _plan_without_smart_charging(
@@ -433,7 +447,7 @@ class Station:
     ) -> mapping.CommandPlan:
         """The charger does not implement charging profiles, whatever it declared: it is
         declared again without them, and the command goes on without a limit if it can."""
-        self._no_smart_charging()
+        self.no_smart_charging()
         plan = mapping.plan_command(command, parameters, settings, self.declaration)
         if plan.limit is not None:  # `idle`, or a `power` / `current` asked for
             raise DriverError(
@@ -445,7 +459,11 @@ class Station:
             )
         return plan
 
-    def _no_smart_charging(self) -> None:
+    async def reconcile_settings(self, reported: Mapping[str, float | bool]) -> dict[str, Any]:
+        """The stored settings, once what the charger reports is written over them."""
+        return await self._events.settings(self, reported)
+
+    def no_smart_charging(self) -> None:
         """Declared without smart charging from now on, until its firmware changes."""
         log.warning("%s: no smart charging; declared without it", self.record.charge_point_id)
         firmware = (self.record.snapshot.get("boot") or {}).get("firmware")

@@ -114,6 +114,13 @@ class ChargePointStore(Protocol):
         """Records, device rows and sessions, in one transaction."""
         ...
 
+    async def merge_settings(
+        self, device_id: str, values: Mapping[str, Any], now: datetime
+    ) -> dict[str, Any]:
+        """The device's settings with `values` written over them, in one transaction, and
+        returned (no `values`: only read). A device whose link was revoked is not written."""
+        ...
+
 
 class ChargePointExists(Exception):
     """A charge point with this id is commissioned already."""

@@ -9,14 +9,14 @@ from ocpp.v16 import ChargePoint, call, call_result  # type: ignore[import-untyp
 
 from energyhub.domain.clock import Clock, ensure_utc
 from energyhub.drivers.base import DriverError
-from energyhub.drivers.ocpp import mapping
+from energyhub.drivers.ocpp import mapping, reconcile
 from energyhub.drivers.ocpp.link import (
     LinkCalls,
     after,
     on,
     require_accepted,
 )
-from energyhub.drivers.ocpp.mapping import ConfigWrite, Declaration, Limit
+from energyhub.drivers.ocpp.mapping import ConfigWrite, Declaration, Discovery, Limit
 from energyhub.drivers.ocpp.station import DEFAULT_CONNECTOR
 
 PROFILE_IDS = {"default": 1001, "tx": 1002, "max": 1003}
@@ -48,10 +48,10 @@ class V16Link(LinkCalls, ChargePoint):  # type: ignore[misc]
 
     async def discover_and_declare(self) -> None:
         try:
-            declaration = await self.discover()
+            discovery = await self.discover()
         except DriverError:
-            declaration = Declaration()
-        self.station.declared(declaration)
+            discovery = Discovery(Declaration())
+        await reconcile.booted(self.station, self, discovery)
 
     @on("Heartbeat")
     def on_heartbeat(self) -> Any:
@@ -154,7 +154,9 @@ class V16Link(LinkCalls, ChargePoint):  # type: ignore[misc]
             "Accepted" if status == "RebootRequired" else status, "ChangeConfiguration"
         )
 
-    async def discover(self) -> Declaration:
+    async def discover(self) -> Discovery:
+        """The declaration and the settings from GetConfiguration; 1.6 cannot tell whether
+        the maximum profile is there."""
         answer = await self.request(call.GetConfiguration(key=DISCOVERY_KEYS))
         values: dict[str, str] = {}
         writable: set[str] = set()
@@ -164,9 +166,10 @@ class V16Link(LinkCalls, ChargePoint):  # type: ignore[misc]
                 values[key] = str(entry["value"])
             if not entry.get("readonly", False):
                 writable.add(key)
-        return mapping.declaration_from_config(
+        declaration = mapping.declaration_from_config(
             values, protocol=self.protocol, writable=frozenset(writable)
         )
+        return Discovery(declaration, mapping.reported_settings(values, declaration))
 
     def _profile(
         self, limit: Limit, purpose: str, transaction_id: str | None, *, relative: bool = False

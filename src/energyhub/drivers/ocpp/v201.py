@@ -3,6 +3,7 @@ makes. Transactions arrive as TransactionEvent (Started / Updated / Ended)."""
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import time
 from datetime import datetime
@@ -12,14 +13,14 @@ from ocpp.v201 import ChargePoint, call, call_result  # type: ignore[import-unty
 
 from energyhub.domain.clock import Clock, ensure_utc
 from energyhub.drivers.base import DriverError
-from energyhub.drivers.ocpp import mapping
+from energyhub.drivers.ocpp import mapping, reconcile
 from energyhub.drivers.ocpp.link import (
     LinkCalls,
     after,
     on,
     require_accepted,
 )
-from energyhub.drivers.ocpp.mapping import ConfigWrite, Declaration, Limit
+from energyhub.drivers.ocpp.mapping import ConfigWrite, Declaration, Discovery, Limit
 from energyhub.drivers.ocpp.station import DEFAULT_CONNECTOR
 
 PROFILE_IDS = {"default": 1001, "tx": 1002, "max": 1003}
@@ -42,6 +43,11 @@ _remote_start_ids = itertools.count(int(time.time()) % 1_000_000_000)
 class V201Link(LinkCalls, ChargePoint):  # type: ignore[misc]
     protocol = mapping.OCPP201
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # GetChargingProfiles request id -> the profiles reported so far, and "all came"
+        self._reports: dict[int, tuple[list[dict[str, Any]], asyncio.Event]] = {}
+
     # --- charging station -> CSMS ------------------------------------------------------------
     @on("BootNotification")
     async def on_boot(self, charging_station: dict[str, Any], reason: str, **_: Any) -> Any:
@@ -58,10 +64,21 @@ class V201Link(LinkCalls, ChargePoint):  # type: ignore[misc]
     @after("BootNotification")
     async def after_boot(self, **_: Any) -> None:
         try:
-            declaration = await self.discover()
+            discovery = await self.discover()
         except DriverError:
-            declaration = Declaration()
-        self.station.declared(declaration)
+            discovery = Discovery(Declaration())
+        await reconcile.booted(self.station, self, discovery)
+
+    @on("ReportChargingProfiles")
+    def on_report_charging_profiles(
+        self, request_id: int, charging_profile: list[dict[str, Any]], tbc: bool = False, **_: Any
+    ) -> Any:
+        if request_id in self._reports:
+            received, done = self._reports[request_id]
+            received.extend(charging_profile)
+            if not tbc:
+                done.set()
+        return call_result.ReportChargingProfiles()
 
     @on("Heartbeat")
     def on_heartbeat(self, **_: Any) -> Any:
@@ -201,7 +218,9 @@ class V201Link(LinkCalls, ChargePoint):  # type: ignore[misc]
         status = str(results[0].get("attribute_status"))
         require_accepted("Accepted" if status == "RebootRequired" else status, "SetVariables")
 
-    async def discover(self) -> Declaration:
+    async def discover(self) -> Discovery:
+        """The declaration and the settings from GetVariables, and the maximum profile from
+        GetChargingProfiles."""
         answer = await self.request(
             call.GetVariables(
                 get_variable_data=[
@@ -221,9 +240,44 @@ class V201Link(LinkCalls, ChargePoint):  # type: ignore[misc]
             if result.get("attribute_value") is not None:
                 values[name] = str(result["attribute_value"])
             writable.add(name)
-        return mapping.declaration_from_config(
+        declaration = mapping.declaration_from_config(
             values, protocol=self.protocol, writable=frozenset(writable)
         )
+        settings = mapping.reported_settings(values, declaration)
+        if not declaration.smart_charging:
+            return Discovery(declaration, settings)
+        held, limit = await self._max_profile()
+        if limit is not None:
+            settings.update(mapping.ceiling_settings(limit))
+        return Discovery(declaration, settings, held)
+
+    async def _max_profile(self) -> tuple[bool | None, Limit | None]:
+        """Whether the station holds a ChargingStationMaxProfile, and its limit (None, None:
+        it cannot say)."""
+        request_id = next(_remote_start_ids)
+        received: list[dict[str, Any]] = []
+        done = asyncio.Event()
+        self._reports[request_id] = (received, done)
+        try:
+            answer = await self.request(
+                call.GetChargingProfiles(
+                    request_id=request_id,
+                    evse_id=0,
+                    charging_profile={"chargingProfilePurpose": PURPOSES["max"]},
+                )
+            )
+            status = str(getattr(answer.status, "value", answer.status))
+            if status == "NoProfiles":
+                return False, None
+            async with asyncio.timeout(self._response_timeout):
+                await done.wait()
+            schedule = received[0]["charging_schedule"][0]
+            period = schedule["charging_schedule_period"][0]
+            return True, Limit(float(period["limit"]), str(schedule["charging_rate_unit"]))
+        except (DriverError, TimeoutError, LookupError, TypeError, ValueError):
+            return None, None
+        finally:
+            self._reports.pop(request_id, None)
 
     def _profile(
         self, limit: Limit, purpose: str, transaction_id: str | None, *, relative: bool = False

@@ -251,7 +251,7 @@ def keys_create(
 
 @keys_app.command("revoke")
 def keys_revoke(key_id: Annotated[str, typer.Argument(help="The key's id (key_...).")]) -> None:
-    """Revoke a key; it stops working on the next request."""
+    """Revoke a key; serving processes refuse it within ENERGYHUB_KEY_CACHE_TTL_S (0.25 s)."""
 
     async def work(c: Container) -> bool:
         return await c.services.accounts.revoke_key(key_id)

@@ -53,7 +53,7 @@ class BoundedHeadProtocol(HttpToolsProtocol):
 
     The deadline runs from the connection's start (for its first request) or from a later
     request's first byte, to the end of its headers. The size is counted exactly from the
-    parsed request line and fields when the head is complete, and from the bytes received
+    parsed target and header fields when the head is complete, and from the bytes received
     while it is not (llhttp buffers a field until it ends), so no head holds more than the
     limit and one read."""
 
@@ -65,7 +65,6 @@ class BoundedHeadProtocol(HttpToolsProtocol):
         self._reading_head = True
         self._head_begun = False  # the parser has seen a byte of this head
         self._head_bytes = 0  # bytes received while reading this head
-        self._head_size = 0  # its request line and fields parsed so far
         self._head_timer: asyncio.TimerHandle | None = None
         self._refused = False
 
@@ -106,21 +105,14 @@ class BoundedHeadProtocol(HttpToolsProtocol):
     def on_message_begin(self) -> None:
         super().on_message_begin()
         self._reading_head = self._head_begun = True
-        self._head_bytes = self._head_size = 0
+        self._head_bytes = 0
         self._start_head_timer()
-
-    def on_url(self, url: bytes) -> None:
-        self._head_size += len(url)
-        super().on_url(url)
-
-    def on_header(self, name: bytes, value: bytes) -> None:
-        self._head_size += len(name) + len(value) + 4  # ": " and CRLF
-        super().on_header(name, value)
 
     def on_headers_complete(self) -> None:
         self._reading_head = self._head_begun = False
         self._stop_head_timer()
-        if self._head_size > self.max_head_bytes:
+        size = len(self.url) + sum(len(n) + len(v) + 4 for n, v in self.headers)  # ": ", CRLF
+        if size > self.max_head_bytes:
             raise _HeadTooLarge
         super().on_headers_complete()
 

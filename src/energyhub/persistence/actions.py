@@ -204,6 +204,17 @@ class SqlActionRepository:
             query = query.with_for_update()
         return {row.id for row in await self._c.execute(query)}
 
+    async def extend_leases(
+        self, owner: str, action_ids: Sequence[str], lease_until: datetime
+    ) -> None:
+        """Keeps `owner`'s leases from running out while its device calls are slow."""
+        if action_ids:
+            await self._c.execute(
+                update(actions)
+                .where(actions.c.id.in_(list(action_ids)), actions.c.lease_owner == owner)
+                .values(lease_until=lease_until)
+            )
+
     async def update_many(self, changes: Sequence[tuple[str, dict[str, Any]]]) -> None:
         """Many actions' changes, one executemany per set of columns."""
         await update_many(self._c, actions, [(i, plain_values(c)) for i, c in changes])

@@ -8,8 +8,9 @@ state change."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
@@ -40,7 +41,10 @@ from energyhub.services.ports import (
 
 log = logging.getLogger(__name__)
 
-LEASE = timedelta(seconds=30)
+# Short, so a killed process's claims are taken over within seconds; the holder renews it
+# every RENEW_EVERY_S while its device calls run (a charger may take its response timeout).
+LEASE = timedelta(seconds=5)
+RENEW_EVERY_S = LEASE.total_seconds() / 3
 RESTORE_RETRY = timedelta(seconds=60)
 RESTORE_TRIES = 5
 
@@ -138,7 +142,9 @@ class Dispatcher:
         retry_policy: RetryPolicy,
         immediate_backoff_s: tuple[float, ...] = (0.2, 1.0),
         outbox: Outbox | None = None,
+        renew_every_s: float = RENEW_EVERY_S,
     ) -> None:
+        self._renew_every_s = renew_every_s
         self._uow = uow
         self.outbox = outbox or Outbox(clock, EventDelays())
         self._drivers = drivers
@@ -163,9 +169,36 @@ class Dispatcher:
         async with self._uow() as tx:
             return await tx.actions.next_due_at()
 
+    @contextlib.asynccontextmanager
+    async def _holding(self, owner: str | None, action_ids: Sequence[str]) -> AsyncIterator[None]:
+        """Renews `owner`'s leases on these actions while the block runs."""
+        if owner is None or not action_ids:
+            yield
+            return
+        renewing = asyncio.create_task(self._renew(owner, list(action_ids)))
+        try:
+            yield
+        finally:
+            renewing.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await renewing
+
+    async def _renew(self, owner: str, action_ids: list[str]) -> None:
+        while True:
+            await asyncio.sleep(self._renew_every_s)
+            try:
+                async with self._uow() as tx:
+                    await tx.actions.extend_leases(owner, action_ids, self._clock.now() + LEASE)
+            except Exception:
+                log.exception("renewing the leases of %d actions failed", len(action_ids))
+
     async def _run_batch(self, claimed: Sequence[Action], owner: str) -> None:
         """Devices read in one query, calls made side by side, outcomes recorded in one
         transaction; if that transaction fails, each action is recorded on its own."""
+        async with self._holding(owner, [a.id for a in claimed]):
+            await self._run_claimed(claimed, owner)
+
+    async def _run_claimed(self, claimed: Sequence[Action], owner: str) -> None:
         steps = [a for a in claimed if a.due_kind in (DueKind.DISPATCH, DueKind.COMPLETE)]
         devices = await self._devices_of(steps)
         outcomes = await asyncio.gather(
@@ -282,7 +315,8 @@ class Dispatcher:
             async with self._uow() as tx:
                 device = await tx.devices.get_device_by_id(action.device_id)
         assert device is not None
-        outcome = await self.attempt(action, device, immediate=immediate)
+        async with self._holding(owner, [action.id]):
+            outcome = await self.attempt(action, device, immediate=immediate)
         async with self._uow() as tx:
             if isinstance(outcome, CommandReceipt):
                 recorded = await self._record_accepted(tx, action, owner, device, outcome)

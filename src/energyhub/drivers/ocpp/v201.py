@@ -37,7 +37,9 @@ DISCOVERY_VARIABLES = {
     ("OCPPCommCtrlr", "UnlockOnEVSideDisconnect"): "UnlockConnectorOnEVSideDisconnect",
 }
 ACCEPTED = {"status": "Accepted"}
-_remote_start_ids = itertools.count(int(time.time()) % 1_000_000_000)
+_request_ids = itertools.count(  # remoteStartId, GetChargingProfiles requestId
+    int(time.time()) % 1_000_000_000
+)
 
 
 class V201Link(LinkCalls, ChargePoint):  # type: ignore[misc]
@@ -191,7 +193,7 @@ class V201Link(LinkCalls, ChargePoint):  # type: ignore[misc]
         answer = await self.request(
             call.RequestStartTransaction(
                 id_token={"idToken": self._id_tag, "type": "Central"},
-                remote_start_id=next(_remote_start_ids),
+                remote_start_id=next(_request_ids),
                 evse_id=connector_id,
                 charging_profile=profile,
             )
@@ -254,7 +256,7 @@ class V201Link(LinkCalls, ChargePoint):  # type: ignore[misc]
     async def _max_profile(self) -> tuple[bool | None, Limit | None]:
         """Whether the station holds a ChargingStationMaxProfile, and its limit (None, None:
         it cannot say)."""
-        request_id = next(_remote_start_ids)
+        request_id = next(_request_ids)
         received: list[dict[str, Any]] = []
         done = asyncio.Event()
         self._reports[request_id] = (received, done)

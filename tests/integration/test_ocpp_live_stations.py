@@ -37,6 +37,13 @@ async def service(tmp_path: Path) -> AsyncIterator[Service]:
         yield running
 
 
+@pytest.fixture
+async def stored(database_url: str) -> AsyncIterator[Service]:
+    """The service on SQLite and on PostgreSQL (settings are written on both)."""
+    async with running_service(database_url) as running:
+        yield running
+
+
 async def _start_tx(cp: Charger, register_wh: int) -> str:
     if cp.protocol == "ocpp1.6":
         return str(await cp.sim.start_tx(register_wh))
@@ -173,7 +180,7 @@ def _profiles(cp: Charger) -> list[tuple[str, str, float]]:
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)
 async def test_the_stored_cable_lock_follows_what_the_charger_reports_at_boot(
-    service: Service, protocol: str
+    stored: Service, protocol: str
 ) -> None:
     answers = Answers()
     answers.config["UnlockConnectorOnEVSideDisconnect"] = ("false", False)  # locked
@@ -182,44 +189,44 @@ async def test_the_stored_cable_lock_follows_what_the_charger_reports_at_boot(
         ("SmartChargingCtrlr", "RateUnit"): "A,W",
         ("OCPPCommCtrlr", "UnlockOnEVSideDisconnect"): "false",
     }
-    caller = await service.live_caller()
-    device_id = await service.commission(caller, "CP-LOCK")
-    async with charger(service, "CP-LOCK", protocol, answers=answers, variables=variables):
-        body = await service.device(caller, device_id)
+    caller = await stored.live_caller()
+    device_id = await stored.commission(caller, "CP-LOCK")
+    async with charger(stored, "CP-LOCK", protocol, answers=answers, variables=variables):
+        body = await stored.device(caller, device_id)
         assert body["settings"]["cable_lock"]["value"] is True
-        await _set(service, caller, device_id, cable_lock={"value": False})
+        await _set(stored, caller, device_id, cable_lock={"value": False})
     # changed back at the charger (its own app, an installer) while it was away
-    async with charger(service, "CP-LOCK", protocol, answers=answers, variables=variables):
-        body = await service.device(caller, device_id)
+    async with charger(stored, "CP-LOCK", protocol, answers=answers, variables=variables):
+        body = await stored.device(caller, device_id)
         assert body["settings"]["cable_lock"]["value"] is True
 
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)
 async def test_a_charger_that_restarts_without_its_maximum_profile_gets_it_back(
-    service: Service, protocol: str
+    stored: Service, protocol: str
 ) -> None:
-    caller = await service.live_caller()
-    device_id = await service.commission(caller, "CP-MAX")
+    caller = await stored.live_caller()
+    device_id = await stored.commission(caller, "CP-MAX")
     maximum = "ChargePointMaxProfile" if protocol == "ocpp1.6" else "ChargingStationMaxProfile"
-    async with charger(service, "CP-MAX", protocol) as cp:
+    async with charger(stored, "CP-MAX", protocol) as cp:
         assert _profiles(cp) == [], "nothing set by the service: nothing to restore"
-        await _set(service, caller, device_id, max_charge_current={"value": 20, "unit": "a"})
-    async with charger(service, "CP-MAX", protocol) as cp:  # restarted, profiles lost
+        await _set(stored, caller, device_id, max_charge_current={"value": 20, "unit": "a"})
+    async with charger(stored, "CP-MAX", protocol) as cp:  # restarted, profiles lost
         assert _profiles(cp) == [(maximum, "A", 20.0)]
-        body = await service.device(caller, device_id)
+        body = await stored.device(caller, device_id)
         assert body["settings"]["max_charge_current"]["value"] == 20
 
 
 async def test_a_201_station_reporting_its_maximum_profile_shows_it_and_keeps_it(
-    service: Service,
+    stored: Service,
 ) -> None:
     answers = Answers()
     answers.max_profile = _max_profile_201(16)
-    caller = await service.live_caller()
-    device_id = await service.commission(caller, "CP-HELD")
-    async with charger(service, "CP-HELD", "ocpp2.0.1", answers=answers) as cp:
+    caller = await stored.live_caller()
+    device_id = await stored.commission(caller, "CP-HELD")
+    async with charger(stored, "CP-HELD", "ocpp2.0.1", answers=answers) as cp:
         assert "GetChargingProfiles" in cp.wire.actions()
-        body = await service.device(caller, device_id)
+        body = await stored.device(caller, device_id)
         assert body["settings"]["max_charge_current"]["value"] == 16
         assert _profiles(cp) == [], "it holds one: nothing is sent"
 

@@ -20,7 +20,7 @@ log = logging.getLogger(__name__)
 async def booted(station: Station, link: ChargerLink, discovery: Discovery) -> None:
     """After BootNotification: the settings, then the declaration (the charger is ready
     from then on), then the mode."""
-    settings = await station.reconcile_settings(discovery.settings)
+    settings = await _settings(station, discovery.settings)
     declared = mapping.capabilities_for(discovery.declaration).settings
     if discovery.max_profile is not True:
         for key in station.record.snapshot.get(CEILINGS_SET, []):
@@ -52,7 +52,7 @@ async def resume(
     if command is None or not declaration.smart_charging:
         return
     if settings is None:
-        settings = await station.reconcile_settings({})
+        settings = await _settings(station, {})
     try:
         plan = mapping.plan_command(command, control.get("parameters", {}), settings, declaration)
     except KeyError:  # a command this charger no longer declares
@@ -66,6 +66,16 @@ async def resume(
             await link.set_limit(plan.limit, "tx", tx.transaction_id)
     except DriverError as error:
         log.warning("%s: the %s profile not restored: %s", _name(station), command, error.message)
+
+
+async def _settings(station: Station, reported: Mapping[str, float | bool]) -> dict[str, Any]:
+    """The stored settings; a store that fails leaves them as they were (the charger is
+    still declared, and its mode planned from the defaults)."""
+    try:
+        return await station.reconcile_settings(reported)
+    except Exception:
+        log.exception("%s: reading back the settings failed", _name(station))
+        return {}
 
 
 def _name(station: Station) -> str:

@@ -25,6 +25,7 @@ from energyhub.config import Settings
 from energyhub.domain.clock import FakeClock
 from energyhub.persistence.engine import create_engine, migrate
 from energyhub.persistence.tables import metadata
+from tests import network_guard
 from tests.support import Api, open_api
 
 POSTGRES_ENV = "ENERGYHUB_TEST_POSTGRES_URL"
@@ -32,6 +33,15 @@ REDIS_ENV = "ENERGYHUB_TEST_REDIS_URL"
 DEFAULT_POSTGRES = "postgresql+asyncpg://postgres@127.0.0.1:5432/test"
 DEFAULT_REDIS = "redis://127.0.0.1:6379/15"
 START = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
+
+network_guard.install()
+
+
+@pytest.fixture(autouse=True)
+def _only_loopback() -> Iterator[None]:
+    """Every test stays on 127.0.0.0/8 and ::1 (tests/network_guard.py)."""
+    with network_guard.checked():
+        yield
 
 
 def _reachable(url: str, default_port: int) -> bool:

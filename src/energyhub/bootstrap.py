@@ -171,7 +171,7 @@ async def build_container(
     worker = DispatcherWorker(
         dispatcher, clock, SINGLE_PROCESS_MAX_SLEEP_S if settings.is_sqlite else SHARED_MAX_SLEEP_S
     )
-    webhook_client = WebhookClient(clock)
+    webhook_client = WebhookClient(clock, private_urls=settings.private_webhook_urls)
     cipher = CredentialCipher(secret_keys(settings))  # stored credentials and signing secrets
     webhook_sender = WebhookSender(
         uow,
@@ -179,7 +179,6 @@ async def build_container(
         clock,
         cipher=cipher,
         retry_schedule=settings.webhook_retry_schedule_s,
-        allow_private_live=settings.allow_private_webhook_urls,
     )
     webhook_worker = WebhookSenderWorker(
         webhook_sender,
@@ -217,7 +216,9 @@ async def build_container(
         sandbox=SandboxService(uow, devices, clock, outbox, linking),
         linking=linking,
         read_cache=read_cache,
-        webhooks=WebhookService(uow, clock, cipher, webhook_worker.wake),
+        webhooks=WebhookService(
+            uow, clock, cipher, webhook_worker.wake, private_urls=settings.private_webhook_urls
+        ),
         actions=actions,
         sessions=SessionService(uow, clock, session_sources),
         schedules=ScheduleService(uow, clock, actions, changes, planner, scheduler.wake),

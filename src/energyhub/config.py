@@ -6,8 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+from energyhub.domain.webhook_reach import PrivateWebhookUrls
 
 DEFAULT_RETRY_SCHEDULE_S = (5, 300, 1800, 7200, 18000, 36000, 36000, 36000, 36000)
 
@@ -42,7 +44,15 @@ class Settings(BaseSettings):
     webhook_retry_schedule_s: Annotated[tuple[float, ...], NoDecode] = DEFAULT_RETRY_SCHEDULE_S
     rate_limit_sandbox: int = Field(default=600, ge=1, description="Requests per minute per key.")
     rate_limit_live: int = Field(default=300, ge=1, description="Requests per minute per key.")
-    allow_private_webhook_urls: bool = False
+    private_webhook_urls: PrivateWebhookUrls = Field(
+        default=PrivateWebhookUrls.SANDBOX,
+        description="Which webhook endpoints may reach non-public addresses: none (a hosted "
+        "service), sandbox (sandbox endpoints may reach this machine's loopback) or all.",
+    )
+    allow_private_webhook_urls: bool | None = Field(
+        default=None,
+        description="Deprecated: true means private_webhook_urls=all (when that is not set).",
+    )
     schedules: bool = True
     key_cache_ttl_s: float = Field(
         default=0.25,
@@ -82,6 +92,14 @@ class Settings(BaseSettings):
         if isinstance(value, str) and value.strip().lower() in {"on", "off"}:
             return value.strip().lower() == "on"
         return value
+
+    @model_validator(mode="after")
+    def _read_deprecated_private_urls(self) -> Settings:
+        """ENERGYHUB_ALLOW_PRIVATE_WEBHOOK_URLS=true, from before the three-way setting, still
+        lets every endpoint reach private addresses; the new setting wins when both are set."""
+        if self.allow_private_webhook_urls and "private_webhook_urls" not in self.model_fields_set:
+            self.private_webhook_urls = PrivateWebhookUrls.ALL
+        return self
 
     @property
     def is_sqlite(self) -> bool:

@@ -3,7 +3,9 @@ with standardwebhooks, as a customer's receiver would.
 
 No test sleeps or races the wall clock: the hanging receiver waits on an Event that is only
 set at teardown, a refused port is a socket bound but not listening, and DNS answers come
-from a fake resolver."""
+from a fake resolver. Nothing leaves 127.0.0.0/8: a public address a test needs is mapped
+onto a local port at the socket (`loopback_nat`), and a refused address is never connected
+to (tests/network_guard.py fails a test that tries)."""
 
 from __future__ import annotations
 
@@ -20,14 +22,17 @@ from aiohttp.abc import AbstractResolver, ResolveResult
 from standardwebhooks import Webhook, WebhookVerificationError
 
 from energyhub.domain.clock import FakeClock
+from energyhub.domain.webhook_reach import PrivateWebhookUrls, Reach
 from energyhub.domain.webhooks import new_signing_secret
+from energyhub.outbound.address_guard import AddressNotAllowedError, ReachResolver
 from energyhub.outbound.webhook_client import (
+    NON_PUBLIC_FAILURE,
     USER_AGENT,
     AttemptOutcome,
-    PublicOnlyResolver,
     WebhookClient,
     WebhookRequest,
 )
+from tests.network_guard import loopback_nat
 
 BODY = json.dumps(
     {"actionId": "act_1", "deviceId": "dev_1", "result": {"success": True}},
@@ -117,7 +122,7 @@ def refusing_port() -> Iterator[int]:
 
 
 def request(
-    url: str, secret: str, *, allow_private: bool = True, delivery_id: str = "msg_1"
+    url: str, secret: str, *, environment: str = "sandbox", delivery_id: str = "msg_1"
 ) -> WebhookRequest:
     return WebhookRequest(
         delivery_id=delivery_id,
@@ -125,7 +130,7 @@ def request(
         url=url,
         secret=secret,
         body=BODY,
-        allow_private=allow_private,
+        environment=environment,
     )
 
 
@@ -226,6 +231,56 @@ async def test_fifty_concurrent_sends_all_verified(
 
 # --- failures ---------------------------------------------------------------------------------
 
+PUBLIC_IP = "100.128.0.1"
+"""A public address (just past CGNAT) that tests map onto a local port: never contacted."""
+
+
+@pytest.fixture
+async def closing_port() -> AsyncIterator[int]:
+    """A port whose server accepts and closes at once, answering nothing."""
+
+    async def close(_reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writer.close()
+
+    server = await asyncio.start_server(close, "127.0.0.1", 0)
+    yield server.sockets[0].getsockname()[1]
+    server.close()
+    await server.wait_closed()
+
+
+@pytest.fixture
+def connects(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """Every address a socket of this process connects to during the test."""
+    seen: list[object] = []
+    connect = socket.socket.connect
+
+    def noted(sock: socket.socket, address: object) -> None:
+        seen.append(address)
+        connect(sock, address)
+
+    monkeypatch.setattr(socket.socket, "connect", noted)
+    return seen
+
+
+async def send_with(
+    clock: FakeClock,
+    req: WebhookRequest,
+    *,
+    policy: PrivateWebhookUrls = PrivateWebhookUrls.SANDBOX,
+    dns: dict[str, list[str]] | None = None,
+    timeout_s: float = 10,
+) -> AttemptOutcome:
+    client = WebhookClient(
+        clock,
+        timeout_s=timeout_s,
+        private_urls=policy,
+        resolver=StaticResolver(dns or {}),
+    )
+    try:
+        return await client.send(req)
+    finally:
+        await client.aclose()
+
 
 @pytest.mark.parametrize("status", [400, 404, 410, 500, 503])
 async def test_non_2xx_is_recorded_with_its_status(
@@ -243,32 +298,53 @@ async def test_redirect_is_not_followed(client: WebhookClient, receiver: Receive
     assert [r.path for r in receiver.received] == ["/redirect"]
 
 
-async def test_connection_refused_is_recorded(client: WebhookClient, refusing_port: int) -> None:
-    secret = new_signing_secret()
-    outcome = await client.send(request(f"http://127.0.0.1:{refusing_port}/", secret))
-    assert outcome.http_status is None
-    assert assert_failed_cleanly(outcome, secret) == "connection refused"
+async def test_live_endpoint_at_a_public_address_is_delivered(
+    clock: FakeClock, receiver: Receiver
+) -> None:
+    """The public-only session end to end: DNS answer, both checks, a real signed POST."""
+    url = f"http://hooks.customer.example:{receiver.port}/ok"
+    with loopback_nat({PUBLIC_IP: receiver.port}) as reached:
+        outcome = await send_with(
+            clock,
+            request(url, receiver.secret, environment="live"),
+            policy=PrivateWebhookUrls.NONE,
+            dns={"hooks.customer.example": [PUBLIC_IP]},
+        )
+    assert (outcome.http_status, outcome.error) == (204, None)
+    assert reached == [(PUBLIC_IP, receiver.port)]
+    assert receiver.received[0].verified
 
 
-async def test_receiver_that_never_answers_times_out(clock: FakeClock, receiver: Receiver) -> None:
-    client = WebhookClient(clock, timeout_s=0.2)
-    try:
-        outcome = await client.send(request(receiver.url("/hang"), receiver.secret))
-    finally:
-        await client.aclose()
+async def test_failures_at_a_public_address_say_what_happened(
+    clock: FakeClock, receiver: Receiver, refusing_port: int, closing_port: int
+) -> None:
+    """Refused, closed and timed out read differently when the receiver is public."""
+    secret = receiver.secret
+    errors = []
+    for port, path in ((refusing_port, "/"), (closing_port, "/"), (receiver.port, "/hang")):
+        with loopback_nat({PUBLIC_IP: port}):
+            outcome = await send_with(
+                clock,
+                request(f"http://{PUBLIC_IP}:{port}{path}", secret, environment="live"),
+                timeout_s=0.2,
+            )
+        assert outcome.http_status is None
+        errors.append(assert_failed_cleanly(outcome, secret))
+    assert errors == [
+        "connection refused",
+        "receiver closed the connection without answering",
+        "timed out after 0.2 s",
+    ]
     assert receiver.hanging.is_set()  # the request arrived; only the answer never came
-    assert outcome.http_status is None
-    assert assert_failed_cleanly(outcome, receiver.secret) == "timed out after 0.2 s"
-    assert outcome.duration_ms >= 150
 
 
 async def test_unresolvable_host_is_recorded(clock: FakeClock) -> None:
     client = WebhookClient(clock, resolver=StaticResolver({}))
     secret = new_signing_secret()
     try:
-        for allow_private in (False, True):
+        for environment in ("live", "sandbox"):
             outcome = await client.send(
-                request("http://nowhere.example/", secret, allow_private=allow_private)
+                request("http://nowhere.example/", secret, environment=environment)
             )
             error = assert_failed_cleanly(outcome, secret)
             assert error == "could not resolve host nowhere.example"
@@ -279,43 +355,144 @@ async def test_unresolvable_host_is_recorded(clock: FakeClock) -> None:
 @pytest.mark.parametrize("url", ["http://[::1/", "http://127.1/", "http://example.com:99999/"])
 async def test_malformed_url_is_recorded_not_raised(client: WebhookClient, url: str) -> None:
     secret = new_signing_secret()
-    for allow_private in (False, True):
-        outcome = await client.send(request(url, secret, allow_private=allow_private))
+    for environment in ("live", "sandbox"):
+        outcome = await client.send(request(url, secret, environment=environment))
         assert assert_failed_cleanly(outcome, secret) == "invalid URL"
 
 
-# --- private addresses ----------------------------------------------------------------------
+# --- private addresses (ENERGYHUB_PRIVATE_WEBHOOK_URLS) ------------------------------------
+NONE, SANDBOX, ALL = PrivateWebhookUrls.NONE, PrivateWebhookUrls.SANDBOX, PrivateWebhookUrls.ALL
+ONLY_PUBLIC = "(only public addresses)"
 
 
 @pytest.mark.parametrize(
-    ("host", "expected"),
+    ("policy", "environment", "reaches_loopback"),
     [
-        ("127.0.0.1", "address 127.0.0.1 is private"),
-        ("localhost", "localhost resolves only to private addresses"),
-        ("[::1]", "address ::1 is private"),
-        ("[::ffff:127.0.0.1]", "is private"),
+        (NONE, "sandbox", False),
+        (NONE, "live", False),
+        (SANDBOX, "sandbox", True),
+        (SANDBOX, "live", False),
+        (ALL, "sandbox", True),
+        (ALL, "live", True),
     ],
 )
-async def test_private_addresses_refused_for_live(
-    client: WebhookClient, receiver: Receiver, host: str, expected: str
-) -> None:
-    outcome = await client.send(
-        request(receiver.url("/ok", host=host), receiver.secret, allow_private=False)
-    )
-    assert outcome.http_status is None
-    assert expected in assert_failed_cleanly(outcome, receiver.secret)
-    assert receiver.received == []
-
-
 @pytest.mark.parametrize("host", ["127.0.0.1", "localhost"])
-async def test_private_addresses_allowed_when_allow_private(
-    client: WebhookClient, receiver: Receiver, host: str
+async def test_the_setting_decides_which_endpoints_reach_loopback(
+    clock: FakeClock,
+    receiver: Receiver,
+    policy: PrivateWebhookUrls,
+    environment: str,
+    reaches_loopback: bool,
+    host: str,
 ) -> None:
-    outcome = await client.send(
-        request(receiver.url("/ok", host=host), receiver.secret, allow_private=True)
+    client = WebhookClient(clock, private_urls=policy)  # the system's resolver: localhost only
+    try:
+        outcome = await client.send(
+            request(receiver.url("/ok", host=host), receiver.secret, environment=environment)
+        )
+    finally:
+        await client.aclose()
+    if reaches_loopback:
+        assert (outcome.http_status, outcome.error) == (204, None)
+        assert receiver.received[0].verified
+    else:
+        assert outcome.http_status is None
+        expected = (
+            f"address {host} is not one this endpoint may reach {ONLY_PUBLIC}"
+            if host == "127.0.0.1"
+            else f"localhost resolves to no address this endpoint may reach {ONLY_PUBLIC}"
+        )
+        assert assert_failed_cleanly(outcome, receiver.secret) == expected
+        assert receiver.received == []
+
+
+@pytest.mark.parametrize("address", ["10.0.0.1", "192.168.1.20", "172.16.0.1", "169.254.169.254"])
+async def test_sandbox_setting_lets_sandbox_endpoints_reach_loopback_only(
+    clock: FakeClock, connects: list[object], address: str
+) -> None:
+    """A private, non-loopback address is refused for a sandbox endpoint, by name (after
+    DNS) and as a literal, without a connection being opened."""
+    secret = new_signing_secret()
+    by_name = await send_with(
+        clock,
+        request("http://internal.customer.example:8080/", secret),
+        dns={"internal.customer.example": [address, "fd00::1"]},
     )
-    assert (outcome.http_status, outcome.error) == (204, None)
-    assert receiver.received[0].verified
+    literal = await send_with(clock, request(f"http://{address}:8080/", secret))
+    assert assert_failed_cleanly(by_name, secret) == (
+        "internal.customer.example resolves to no address this endpoint may reach "
+        "(only public addresses and this server's loopback (127.0.0.0/8, ::1))"
+    )
+    assert assert_failed_cleanly(literal, secret) == (
+        f"address {address} is not one this endpoint may reach "
+        "(only public addresses and this server's loopback (127.0.0.0/8, ::1))"
+    )
+    assert connects == []
+
+
+@pytest.mark.parametrize("policy", [NONE, SANDBOX])
+async def test_refused_addresses_are_never_connected_to(
+    clock: FakeClock, connects: list[object], policy: PrivateWebhookUrls
+) -> None:
+    """The refusal comes before any connection: its text and timing cannot depend on what
+    listens at the address."""
+    secret = new_signing_secret()
+    dns = {"rebound.example": ["10.0.0.1"], "mixed.example": ["::1", "10.0.0.1"]}
+    for url in ("http://rebound.example/", "http://10.0.0.1/", "http://[fd00::1]/"):
+        outcome = await send_with(
+            clock, request(url, secret, environment="live"), policy=policy, dns=dns
+        )
+        assert ONLY_PUBLIC in assert_failed_cleanly(outcome, secret)
+    outcome = await send_with(
+        clock, request("http://mixed.example/", secret, environment="live"), dns=dns
+    )
+    assert ONLY_PUBLIC in assert_failed_cleanly(outcome, secret)
+    assert connects == []
+
+
+@pytest.mark.parametrize("environment", ["sandbox", "live"])
+async def test_all_lets_every_endpoint_reach_private_addresses(
+    clock: FakeClock, refusing_port: int, environment: str
+) -> None:
+    """Under `all` a 10.x address is connected to (here mapped onto a closed local port, so
+    nothing leaves the machine), and its failure is the generic one."""
+    secret = new_signing_secret()
+    with loopback_nat({"10.0.0.1": refusing_port}) as reached:
+        outcome = await send_with(
+            clock,
+            request("http://intranet.example:8080/", secret, environment=environment),
+            policy=ALL,
+            dns={"intranet.example": ["10.0.0.1"]},
+        )
+    assert reached == [("10.0.0.1", 8080)]
+    assert assert_failed_cleanly(outcome, secret) == NON_PUBLIC_FAILURE
+
+
+@pytest.mark.parametrize("policy", [SANDBOX, ALL])
+async def test_failures_at_non_public_addresses_share_one_error(
+    clock: FakeClock,
+    receiver: Receiver,
+    refusing_port: int,
+    closing_port: int,
+    policy: PrivateWebhookUrls,
+) -> None:
+    """Refused, closed at once and never answering all read the same at loopback, by
+    literal or by name, so the delivery record is no port scanner."""
+    secret = receiver.secret
+    dns = {"dev.customer.example": ["127.0.0.1"]}
+    errors = set()
+    for host in ("127.0.0.1", "dev.customer.example"):
+        for port, path in ((refusing_port, "/"), (closing_port, "/"), (receiver.port, "/hang")):
+            outcome = await send_with(
+                clock,
+                request(f"http://{host}:{port}{path}", secret, environment="sandbox"),
+                policy=policy,
+                dns=dns,
+                timeout_s=0.2,
+            )
+            assert outcome.http_status is None
+            errors.add(assert_failed_cleanly(outcome, secret))
+    assert errors == {NON_PUBLIC_FAILURE}
 
 
 async def test_name_resolving_to_private_address_is_refused_after_dns(
@@ -327,22 +504,38 @@ async def test_name_resolving_to_private_address_is_refused_after_dns(
     client = WebhookClient(clock, resolver=resolver)
     url = receiver.url("/ok", host="hooks.customer.example")
     try:
-        live = await client.send(request(url, receiver.secret, allow_private=False))
-        sandbox = await client.send(request(url, receiver.secret, allow_private=True))
+        live = await client.send(request(url, receiver.secret, environment="live"))
+        sandbox = await client.send(request(url, receiver.secret, environment="sandbox"))
     finally:
         await client.aclose()
     assert assert_failed_cleanly(live, receiver.secret) == (
-        "hooks.customer.example resolves only to private addresses (127.0.0.1); "
-        "live webhooks are only sent to public addresses"
+        f"hooks.customer.example resolves to no address this endpoint may reach {ONLY_PUBLIC}"
     )
     assert (sandbox.http_status, sandbox.error) == (204, None)
     assert len(receiver.received) == 1
 
 
-async def test_public_only_resolver_keeps_only_public_answers() -> None:
-    inner = StaticResolver(
-        {"mixed.example": ["10.0.0.1", "8.8.8.8", "::1", "2606:4700:4700::1111", "169.254.1.1"]}
-    )
-    kept = await PublicOnlyResolver(inner).resolve("mixed.example", 443)
-    assert [r["host"] for r in kept] == ["8.8.8.8", "2606:4700:4700::1111"]
-    assert all(r["port"] == 443 for r in kept)
+ANSWERS = ["10.0.0.1", "8.8.8.8", "::1", "2606:4700:4700::1111", "169.254.1.1", "127.0.0.2"]
+
+
+@pytest.mark.parametrize(
+    ("reach", "kept"),
+    [
+        (Reach.PUBLIC, ["8.8.8.8", "2606:4700:4700::1111"]),
+        (Reach.PUBLIC_OR_LOOPBACK, ["8.8.8.8", "::1", "2606:4700:4700::1111", "127.0.0.2"]),
+        (Reach.ANY, ANSWERS),
+    ],
+)
+async def test_reach_resolver_keeps_only_allowed_answers(reach: Reach, kept: list[str]) -> None:
+    resolver = ReachResolver(StaticResolver({"m.example": ANSWERS}), reach)
+    answered = await resolver.resolve("m.example", 443)
+    assert [r["host"] for r in answered] == kept
+    assert all(r["port"] == 443 for r in answered)
+
+
+async def test_reach_resolver_refusal_does_not_show_the_addresses() -> None:
+    """What an internal name resolves to is the operator's business, not the customer's."""
+    resolver = ReachResolver(StaticResolver({"db.internal": ["10.1.2.3"]}), Reach.PUBLIC)
+    with pytest.raises(AddressNotAllowedError) as refused:
+        await resolver.resolve("db.internal", 5432)
+    assert "10.1.2.3" not in str(refused.value)

@@ -27,6 +27,7 @@ from energyhub.domain.accounts import Environment
 from energyhub.domain.clock import FakeClock, isoformat_utc
 from energyhub.domain.events import OutboxEvent
 from energyhub.domain.webhooks import EventType
+from energyhub.outbound.webhook_client import WebhookClient
 from energyhub.persistence.tables import webhook_deliveries
 from energyhub.services.ids import prefixed_id
 from energyhub.services.webhook_sender import LEASE, WebhookSender
@@ -481,14 +482,16 @@ async def test_live_endpoints_may_not_reach_private_addresses_unless_allowed(
     await add_events(api, caller, 1, environment="live")
     await add_events(api, caller, 1, environment="sandbox", first=1)
     container = api.container
-    guarded = WebhookSender(
-        container.uow, container.webhook_client, api.clock, cipher=container.cipher
-    )
-    assert await guarded.run_due("guarded") == 2
+    client = WebhookClient(api.clock)  # ENERGYHUB_PRIVATE_WEBHOOK_URLS at its default
+    guarded = WebhookSender(container.uow, client, api.clock, cipher=container.cipher)
+    try:
+        assert await guarded.run_due("guarded") == 2
+    finally:
+        await client.aclose()
     assert [r.path for r in receiver.received] == ["/sandbox"], "sandbox endpoints may"
     (refused,) = await deliveries(api, live)
     assert refused["attempts"][0]["httpStatus"] is None
-    assert "private" in refused["attempts"][0]["error"]
+    assert "(only public addresses)" in refused["attempts"][0]["error"]
     assert refused["status"] == "pending"
 
 

@@ -1,9 +1,10 @@
 """The ASGI layer in front of FastAPI: request ids, the 64 KiB body limit, API-key
 authentication, per-key rate limits and their headers, and the two hot paths served without
 entering the framework: cache hits of single-device reads (`bench/device_read.py`) and
-well-formed pushes (`bench/push.py`). Anything unusual about a request (a query string,
-another content type, a body that does not validate) goes on to FastAPI, whose routes define
-the API and its errors; the fast paths only skip its layers for the common case."""
+well-formed pushes (`bench/push.py`). Every API request, fast or not, first passes the
+checks of `input_guard` (no NUL character, bodies UTF-8 JSON). Anything else unusual about a
+request (a query string, a body that does not validate) goes on to FastAPI, whose routes
+define the API and its errors; the fast paths only skip its layers for the common case."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from energyhub.api.context import CONTEXT_KEY, RequestContext, request_id_from
 from energyhub.api.envelope import failure_response, success_bytes
+from energyhub.api.input_guard import JSON_TYPES, body_problem, head_problem
 from energyhub.api.ratelimit import RateLimiter
 from energyhub.api.read_cache import DeviceReadCache
 from energyhub.api.representations import action_body
@@ -80,7 +82,7 @@ class Gateway:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        request_id = api_key = length = None
+        request_id = api_key = length = content_type = None
         for name, value in scope["headers"]:
             if name == b"x-api-key":
                 api_key = value
@@ -88,6 +90,8 @@ class Gateway:
                 request_id = value
             elif name == b"content-length":
                 length = value
+            elif name == b"content-type":
+                content_type = value
         context = RequestContext(request_id=request_id_from(request_id))
         scope.setdefault("state", {})[CONTEXT_KEY] = context
         raw_send = send
@@ -104,13 +108,21 @@ class Gateway:
                 context.rate_limit_headers = decision.headers()
                 if not decision.allowed:
                     raise RateLimited(retryAfter=decision.retry_after())
+                problem = head_problem(scope["path"], scope["query_string"])
+                if problem is not None:
+                    raise problem
                 if await self._serve_cached_read(scope, context, raw_send):
                     return
-                if self._is_fast_push(scope):
-                    replay = await self._serve_push(scope, receive, context, raw_send)
-                    if replay is None:
+                if scope["method"] not in BODILESS:
+                    body = await _read_body(receive)
+                    problem = body_problem(content_type, body)
+                    if problem is not None:
+                        raise problem
+                    if self._is_fast_push(scope, content_type) and await self._serve_push(
+                        scope, body, context, raw_send
+                    ):
                         return
-                    receive = replay
+                    receive = _replaying(body, receive)
         except ApiError as error:
             await self._fail(error, scope, receive, send, context)
             return
@@ -152,26 +164,24 @@ class Gateway:
         await send({"type": "http.response.body", "body": body})
         return True
 
-    def _is_fast_push(self, scope: Scope) -> bool:
+    def _is_fast_push(self, scope: Scope, content_type: bytes | None) -> bool:
         if scope["method"] != "POST" or scope["query_string"] or self.deps.actions is None:
             return False
         parts = scope["path"].split("/")
         if len(parts) != 3 or parts[1] not in READ_TYPES or not 0 < len(parts[2]) <= MAX_DEVICE_ID:
             return False
-        content_type = next((v for k, v in scope["headers"] if k == b"content-type"), b"")
-        return content_type.startswith(b"application/json")
+        return content_type in JSON_TYPES
 
     async def _serve_push(
-        self, scope: Scope, receive: Receive, context: RequestContext, send: Send
-    ) -> Receive | None:
-        """Answers a well-formed push; a body that does not validate goes on to FastAPI
-        (the `Receive` returned replays it), which words the error as for every route.
-        `send` is the server's own: the answer carries every header already."""
-        body = await _read_body(receive)
+        self, scope: Scope, body: bytes, context: RequestContext, send: Send
+    ) -> bool:
+        """Answers a well-formed push (True); a body that does not validate goes on to
+        FastAPI (False), which words the error as for every route. `send` is the server's
+        own: the answer carries every header already."""
         try:
             parsed = PUSH_BODY.validate_json(body)
         except ValidationError:
-            return _replaying(body, receive)
+            return False
         assert self.deps.actions is not None
         assert context.principal is not None
         parts = scope["path"].split("/")
@@ -191,7 +201,7 @@ class Gateway:
             {"type": "http.response.start", "status": push_status(action), "headers": headers}
         )
         await send({"type": "http.response.body", "body": answer})
-        return None
+        return True
 
     async def _fail(
         self, error: ApiError, scope: Scope, receive: Receive, send: Send, context: RequestContext

@@ -7,6 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from energyhub.api.schemas import EMAIL_PATTERN
 from energyhub.domain.linking import MAX_REDIRECT_URI
 from energyhub.domain.vendors import VENDORS
 
@@ -18,7 +19,7 @@ class LinkSessionCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     userId: str = Field(min_length=1, max_length=200, description="Your id of the end user.")
-    email: str | None = Field(default=None, max_length=320, pattern=r"^[^@\s]+@[^@\s]+$")
+    email: str | None = Field(default=None, max_length=320, pattern=EMAIL_PATTERN)
     redirectUri: str | None = Field(
         default=None,
         min_length=1,

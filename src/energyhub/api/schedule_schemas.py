@@ -11,9 +11,15 @@ from typing import Any, Literal
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
 from energyhub.api.schemas import Pagination, QuantityIn, TimezoneName
+from energyhub.domain.clock import RANGE_TEXT
 from energyhub.domain.schedules import MAX_COMMAND_LENGTH, MAX_EXCLUSIONS, MAX_SLOTS
 
-DURATION_PATTERN = r"^P(?:\d{1,9}W)?(?:\d{1,9}D)?(?:T(?:\d{1,9}H)?(?:\d{1,9}M)?(?:\d{1,9}S)?)?$"
+# At least one component, not all zero (`P`, `PT` and `P0D` are refused); the P7D ceiling is
+# in the description, as no pattern can add up the components.
+DURATION_PATTERN = (
+    r"^P(?=\d|T\d)(?=.*[1-9])(?:\d{1,9}W)?(?:\d{1,9}D)?"
+    r"(?:T(?=\d)(?:\d{1,9}H)?(?:\d{1,9}M)?(?:\d{1,9}S)?)?$"
+)
 WALL_TIME_PATTERN = r"^([01]\d|2[0-3]):[0-5]\d$"
 WeekdayName = Literal["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
 RuleName = Literal["daily", "weekly", "weekdays", "weekends"]
@@ -32,7 +38,7 @@ _COMMAND = Field(
 
 
 class _SlotFields(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", regex_engine="python-re")  # look-aheads
 
     duration: str = _DURATION
     command: str = _COMMAND
@@ -44,7 +50,7 @@ class _SlotFields(BaseModel):
 class AtSlotIn(_SlotFields):
     """Fires once, at an absolute time."""
 
-    at: AwareDatetime = Field(description="ISO 8601 with offset or Z.")
+    at: AwareDatetime = Field(description="ISO 8601 with offset or Z, " + RANGE_TEXT + ".")
 
 
 class TimeSlotIn(_SlotFields):
@@ -76,16 +82,42 @@ class RecurrenceIn(BaseModel):
     )
 
 
-class ScheduleBody(BaseModel):
-    """Slots are all `at` or all `time`, never mixed; `time` slots need `timezone`."""
+class AtRecurrenceIn(BaseModel):
+    """At slots fire once: no rule, only dates to skip."""
 
     model_config = ConfigDict(extra="forbid")
 
-    slots: list[AtSlotIn | TimeSlotIn] = Field(min_length=1, max_length=MAX_SLOTS)
-    timezone: TimezoneName | None = Field(
-        default=None, description="IANA timezone of `time` slots (required with them)."
+    exclusions: list[ExclusionIn] | None = Field(
+        default=None,
+        max_length=MAX_EXCLUSIONS,
+        description="Local date ranges skipped silently.",
     )
+
+
+class AtScheduleBody(BaseModel):
+    """Slots that each fire once, at an absolute time."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    slots: list[AtSlotIn] = Field(min_length=1, max_length=MAX_SLOTS)
+    timezone: TimezoneName | None = Field(
+        default=None, description="IANA timezone in which `exclusions` dates are read (else UTC)."
+    )
+    recurrence: AtRecurrenceIn | None = None
+
+
+class TimeScheduleBody(BaseModel):
+    """Slots at a wall-clock time, repeated by `recurrence` (daily by default)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    slots: list[TimeSlotIn] = Field(min_length=1, max_length=MAX_SLOTS)
+    timezone: TimezoneName = Field(description="IANA timezone of the slots' `time`.")
     recurrence: RecurrenceIn | None = None
+
+
+ScheduleBody = AtScheduleBody | TimeScheduleBody
+"""Slots are all `at` or all `time`, never mixed; `time` slots need `timezone`."""
 
 
 class QuantityOut(BaseModel):

@@ -5,6 +5,8 @@ schemathesis run checks every response against them."""
 
 from __future__ import annotations
 
+import re
+from datetime import datetime
 from typing import Annotated, Any, Generic, Literal, TypeVar
 from zoneinfo import available_timezones
 
@@ -12,12 +14,16 @@ from pydantic import (
     AfterValidator,
     AwareDatetime,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     WithJsonSchema,
 )
+from pydantic_core import PydanticCustomError
 
 from energyhub.domain.capabilities import DeviceType
+from energyhub.domain.clock import RANGE_TEXT, to_utc_in_range
+from energyhub.domain.errors import DeviceFailure, all_error_classes
 from energyhub.drivers.sandbox.profiles import profile_names
 
 T = TypeVar("T")
@@ -213,7 +219,8 @@ def _enum_schema(names: list[str]) -> WithJsonSchema:
     return WithJsonSchema({"type": "string", "enum": names})
 
 
-_TIMEZONES = sorted(available_timezones())
+# `localtime` is the host's zone, not a name a client can mean (schedules refuse it too)
+_TIMEZONES = sorted(available_timezones() - {"localtime"})
 _BATTERY_PROFILES = profile_names(DeviceType.BATTERY)
 _CHARGER_PROFILES = profile_names(DeviceType.EV_CHARGER)
 # Strings checked against a list that the OpenAPI schema shows as an enum.
@@ -226,11 +233,61 @@ EvChargerProfile = Annotated[
 ]
 
 
+# Spelled out, not `\s`: the validator's regex engine, JSON Schema's (ECMA-262) and Python's
+# each take `\s` for a different set of characters, so the schema and the check disagreed.
+_NOT_IN_EMAIL = r"@\x00-\x20\x7f-\xa0\u1680\u2000-\u200b\u2028\u2029\u202f\u205f\u3000\ufeff"
+EMAIL_PATTERN = rf"^[^{_NOT_IN_EMAIL}]+@[^{_NOT_IN_EMAIL}]+$"
+"""One `@` between two runs of anything but `@`, spaces and control characters."""
+
+
+def _iso_8601_text(value: object) -> object:
+    """Date-times come as ISO 8601 text only: pydantic would take a number as Unix time."""
+    if isinstance(value, datetime) or (isinstance(value, str) and _ISO_START.match(value)):
+        return value
+    raise PydanticCustomError(
+        "datetime_type",
+        "must be an ISO 8601 date-time such as 2026-12-01T06:00:00Z (a string, not a number)",
+    )
+
+
+def _in_time_range(value: datetime) -> datetime:
+    if to_utc_in_range(value) is None:
+        raise PydanticCustomError("datetime_range", f"must lie {RANGE_TEXT}")
+    return value
+
+
+_ISO_START = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}")
+IsoDateTime = Annotated[datetime, BeforeValidator(_iso_8601_text), AfterValidator(_in_time_range)]
+"""A date-time parameter: ISO 8601 text within the service's time range (naive is UTC)."""
+IsoAwareDateTime = Annotated[
+    AwareDatetime, BeforeValidator(_iso_8601_text), AfterValidator(_in_time_range)
+]
+
+DEVICE_ERROR_CODES = sorted(
+    cls.code for cls in all_error_classes() if issubclass(cls, DeviceFailure)
+)
+
+
+def _device_error_code(value: str) -> str:
+    if value not in DEVICE_ERROR_CODES:
+        raise PydanticCustomError(
+            "enum",
+            "'{given}' is not a device error code: send one of {allowed}",
+            {"given": value, "allowed": ", ".join(DEVICE_ERROR_CODES)},
+        )
+    return value
+
+
+DeviceErrorCode = Annotated[
+    str, AfterValidator(_device_error_code), _enum_schema(DEVICE_ERROR_CODES)
+]
+
+
 class _SandboxDeviceFields(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     userId: str = Field(min_length=1, max_length=200)
-    email: str | None = Field(default=None, max_length=320, pattern=r"^[^@\s]+@[^@\s]+$")
+    email: str | None = Field(default=None, max_length=320, pattern=EMAIL_PATTERN)
     timezone: TimezoneName | None = Field(
         default=None, description="IANA timezone of the plant; default Europe/Berlin."
     )
@@ -273,7 +330,7 @@ class SandboxFailure(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     result: Literal["failed"]
-    errorCode: str = Field(min_length=1, max_length=60, description="e.g. DEVICE_OFFLINE")
+    errorCode: DeviceErrorCode = Field(description="The device error to simulate.")
 
 
 class PushBody(BaseModel):
@@ -331,7 +388,9 @@ class SettingsData(BaseModel):
 class VppLockBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    until: AwareDatetime = Field(description="UTC time the lock ends (ISO 8601 with offset).")
+    until: IsoAwareDateTime = Field(
+        description="When the lock ends: ISO 8601 with offset or Z, " + RANGE_TEXT + "."
+    )
 
 
 class VppLock(BaseModel):

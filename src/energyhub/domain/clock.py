@@ -42,6 +42,29 @@ class NonexistentLocalTime(ValueError):
     """A wall-clock time that falls in a DST gap of the plant's timezone."""
 
 
+EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)
+LATEST = datetime(9999, 1, 1, tzinfo=UTC)
+"""The instants the service takes from clients and stores, [EARLIEST, LATEST): inside them
+a window's or a zone's span added to a time stays within `datetime`, and nothing becomes
+PostgreSQL's +-infinity (which `datetime.max`/`min` are stored as)."""
+RANGE_TEXT = "between 1970-01-01 and 9998-12-31 (UTC)"
+
+
+def to_utc_in_range(value: datetime) -> datetime | None:
+    """Aware UTC when the instant lies in [EARLIEST, LATEST), else None (also for an offset
+    that takes it past year 1 or 9999)."""
+    try:
+        utc = ensure_utc(value)
+    except OverflowError:
+        return None
+    return utc if EARLIEST <= utc < LATEST else None
+
+
+def clamp_to_range(value: datetime) -> datetime:
+    """An aware instant moved into [EARLIEST, LATEST) (the last millisecond before LATEST)."""
+    return min(max(value, EARLIEST), LATEST - timedelta(milliseconds=1))
+
+
 def ensure_utc(value: datetime) -> datetime:
     """Aware UTC for any datetime; naive values are taken as UTC (SQLite returns those)."""
     if value.tzinfo is None:

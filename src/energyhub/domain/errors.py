@@ -221,6 +221,14 @@ class SessionsNotSupported(ApiError):
     default_message = "This charger does not report session history (sessions: false)."
 
 
+class WebhookUrlNotPublic(ApiError):
+    code, status = "WEBHOOK_URL_NOT_PUBLIC", 422
+    default_message = (
+        "This webhook endpoint may not reach the address in its URL: use a public host name "
+        "or address."
+    )
+
+
 class DeviceNotCapable(ApiError):
     """Spec 7's alternative code set; this service answers with the precise codes above."""
 

@@ -26,13 +26,13 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import date, datetime, time, timedelta
 from enum import StrEnum
 from functools import cache
 from typing import Any
 from zoneinfo import ZoneInfo, available_timezones
 
-from energyhub.domain.clock import isoformat_utc
+from energyhub.domain.clock import RANGE_TEXT, isoformat_utc, to_utc_in_range
 from energyhub.domain.errors import InvalidRequest
 from energyhub.domain.quantities import Quantity
 from energyhub.domain.recurrence import (
@@ -253,8 +253,11 @@ def _instant(raw: object, path: str, problems: _Problems) -> datetime | None:
     except ValueError:
         problems.add(path, "must be an ISO 8601 timestamp with offset or Z: 2026-12-01T06:00Z")
         return None
-    parsed = parsed.astimezone(UTC)
-    return parsed.replace(microsecond=parsed.microsecond // 1000 * 1000)
+    utc = to_utc_in_range(parsed)
+    if utc is None:
+        problems.add(path, f"must lie {RANGE_TEXT}")
+        return None
+    return utc.replace(microsecond=utc.microsecond // 1000 * 1000)
 
 
 def _wall_time(raw: object, path: str, problems: _Problems) -> time | None:

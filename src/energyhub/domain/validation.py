@@ -24,12 +24,20 @@ from zoneinfo import ZoneInfo
 
 from energyhub.domain import errors
 from energyhub.domain.capabilities import Capabilities, ConflictStrategy, Execution
-from energyhub.domain.clock import NonexistentLocalTime, ensure_utc, local_to_utc
+from energyhub.domain.clock import EARLIEST, LATEST, NonexistentLocalTime, ensure_utc, local_to_utc
 from energyhub.domain.quantities import Quantity, convert
+from energyhub.domain.recurrence import MAX_DURATION
 
 PAST_TOLERANCE = timedelta(seconds=60)
 """A start this far in the past still fires (at once)."""
 MAX_START_AHEAD = timedelta(days=30)
+MAX_WINDOW = MAX_DURATION
+"""A window's longest span, as a schedule slot's."""
+_ZONE_SLACK = timedelta(days=2)  # more than any zone's offset from UTC
+EARLIEST_WALL = (EARLIEST + _ZONE_SLACK).replace(tzinfo=None)
+LATEST_WALL = (LATEST - _ZONE_SLACK).replace(tzinfo=None)
+"""Wall-clock times outside these are outside the service's range in every zone: they are
+refused as such before a conversion to UTC that could overflow (near year 1 or 9999)."""
 
 EXCLUSIVE_PARAMETERS: tuple[tuple[str, str], ...] = (("power", "current"),)
 """Parameter pairs that are one limit in two units: a push may carry only one of each."""
@@ -77,6 +85,10 @@ def check_window_order(
         return
     if start_local is not None and end_local <= start_local:
         raise _invalid_end("end must be after start")
+    if end_local < EARLIEST_WALL:
+        raise _invalid_end("end must be in the future")
+    if end_local > LATEST_WALL:
+        return  # in the future, and too far: `resolve_window` refuses it without converting
     try:
         end_utc = local_to_utc(end_local, tz)
     except NonexistentLocalTime:
@@ -144,6 +156,7 @@ def resolve_window(
     """
     now = ensure_utc(now)
     execution = execution_for(start_local, end_local)
+    _check_wall_range(start_local, end_local)
     start = now if start_local is None else _to_utc(start_local, tz, "start")
     end = None if end_local is None else _to_utc(end_local, tz, "end")
     if start_local is not None:
@@ -153,7 +166,28 @@ def resolve_window(
             raise errors.StartOutOfRange(reason="start_too_far_ahead")
     if end is not None and end <= start:
         raise _invalid_end("end must be after start")
+    if end is not None and end - start > MAX_WINDOW:
+        raise _window_too_long()
     return Window(start, end, execution)
+
+
+def _check_wall_range(start_local: datetime | None, end_local: datetime | None) -> None:
+    """A time near year 1 or 9999 is refused as out of range before its conversion to UTC
+    could overflow; every other time is converted and checked exactly."""
+    if start_local is not None:
+        if start_local < EARLIEST_WALL:
+            raise errors.StartOutOfRange(reason="start_in_past")
+        if start_local > LATEST_WALL:
+            raise errors.StartOutOfRange(reason="start_too_far_ahead")
+    if end_local is not None:
+        if end_local < EARLIEST_WALL:
+            raise _invalid_end("end must be after start")
+        if end_local > LATEST_WALL:
+            raise _window_too_long()
+
+
+def _window_too_long() -> errors.WindowTooLong:
+    return errors.WindowTooLong(maxDuration="P7D", field="end")
 
 
 def window_from_utc(start: datetime, end: datetime | None, now: datetime) -> Window:

@@ -4,59 +4,60 @@ One `aiohttp.ClientSession` per trust level, kept for the client's life: connect
 pooled and kept alive, which is what makes ~1k+ deliveries/s from one process possible
 (httpx stalls at concurrency 50, see shared/notes/performance.md).
 
-Live endpoints must not reach private addresses (CONTRACT 12). The check runs when the
+Which addresses an endpoint may reach is `ENERGYHUB_PRIVATE_WEBHOOK_URLS` and its
+environment (`domain.webhook_reach`), one session per reach. The check runs when the
 connection is made, after DNS resolution, so a name that resolves to a public address at
-registration and to 127.0.0.1 later (DNS rebinding) is still refused:
-- `PublicOnlyResolver` drops every non-public address a name resolves to;
-- `_public_only_socket` refuses the exact address being connected to; aiohttp does not
-  call the resolver for a literal IP host, so this covers `http://10.0.0.5/` too.
-Sandbox endpoints (and live ones when ENERGYHUB_ALLOW_PRIVATE_WEBHOOK_URLS is set) use a
-second, unguarded session.
+registration and to 127.0.0.1 later (DNS rebinding) is still refused (`address_guard`).
+An attempt to a non-public address that gets no HTTP answer is recorded with one generic
+error, so the delivery record does not tell an open port from a closed one.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import ssl
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
+from urllib.parse import urlsplit
 
 from standardwebhooks import Webhook
 
 from energyhub.domain.clock import Clock, ensure_utc
+from energyhub.domain.webhook_reach import IPAddress, PrivateWebhookUrls, Reach, endpoint_reach
+from energyhub.domain.webhooks import is_public_address
 
 if TYPE_CHECKING:  # aiohttp loads with the first delivery (~8 MB a quiet service skips)
     import aiohttp
     from aiohttp.abc import AbstractResolver
-
-    from energyhub.outbound.address_guard import PublicOnlyResolver as PublicOnlyResolver
 
 USER_AGENT: Final = "energyhub-webhooks/1"
 MAX_RESPONSE_BYTES: Final = 64 * 1024
 """We never use the receiver's body; reading a little lets the connection be reused, and the
 cap keeps a huge answer from costing us (the connection is closed instead)."""
 _SIGNER_CACHE_SIZE: Final = 1024
-_PRIVATE_HINT: Final = "live webhooks are only sent to public addresses"
-
-
-class NonPublicAddressError(OSError):
-    """A guarded connection would have gone to a private, loopback, link-local or otherwise
-    non-public address. An OSError so aiohttp carries it inside its connector errors."""
+NON_PUBLIC_FAILURE: Final = (
+    "no HTTP answer from a non-public address; check that the receiver is running "
+    "(the reason is not recorded for non-public addresses)"
+)
+"""The one error of every failed attempt to a non-public address that got no HTTP answer:
+refused, reset, timed out, TLS or garbled answers would tell which ports are open."""
 
 
 @dataclass(frozen=True, slots=True)
 class WebhookRequest:
     """One attempt to deliver: `delivery_id` is the `webhook-id`, constant across retries;
-    `body` is the exact JSON bytes that are signed and sent."""
+    `body` is the exact JSON bytes that are signed and sent; `environment` ("sandbox" or
+    "live") is the endpoint's, which with the client's setting decides what it may reach."""
 
     delivery_id: str
     event_type: str
     url: str
     secret: str
     body: bytes
-    allow_private: bool
+    environment: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,15 +76,6 @@ class AttemptOutcome:
         return self.http_status is not None and 200 <= self.http_status < 300
 
 
-def __getattr__(name: str) -> Any:
-    """`PublicOnlyResolver` lives with aiohttp in `address_guard`, imported on first use."""
-    if name == "PublicOnlyResolver":
-        from energyhub.outbound import address_guard
-
-        return address_guard.PublicOnlyResolver
-    raise AttributeError(name)
-
-
 class WebhookClient:
     """Sends signed webhook attempts. Create it anywhere; its sessions are made on first use
     inside the running event loop, and it belongs to that loop. Call `aclose()` at shutdown."""
@@ -95,22 +87,26 @@ class WebhookClient:
         timeout_s: float = 15.0,
         max_connections: int = 50,
         resolver: AbstractResolver | None = None,
+        private_urls: PrivateWebhookUrls = PrivateWebhookUrls.SANDBOX,
     ) -> None:
-        """`resolver` looks names up for both sessions (default: aiohttp's, made on first
-        use); tests inject one to play DNS tricks. A given resolver stays the caller's."""
+        """`resolver` looks names up for every session (default: aiohttp's, made on first
+        use); tests inject one to play DNS tricks. A given resolver stays the caller's.
+        `private_urls` is ENERGYHUB_PRIVATE_WEBHOOK_URLS."""
         self._clock = clock
         self._timeout_s = timeout_s
         self._max_connections = max_connections
         self._resolver = resolver
         self._owns_resolver = resolver is None
-        self._guarded: aiohttp.ClientSession | None = None
-        self._open: aiohttp.ClientSession | None = None
+        self._private_urls = private_urls
+        self._sessions: dict[Reach, aiohttp.ClientSession] = {}
         self._signers: OrderedDict[str, Webhook] = OrderedDict()
 
     async def send(self, request: WebhookRequest) -> AttemptOutcome:
         """POST one signed attempt. Network and receiver problems (refused, timed out, TLS,
         private address, bad HTTP) come back as an outcome with `error`; only programming
         errors (a malformed secret, a body that is not UTF-8) raise."""
+        from energyhub.outbound.address_guard import noting_connections
+
         now = ensure_utc(self._clock.now())
         signature = self._signer(request.secret).sign(
             request.delivery_id, now, request.body.decode("utf-8")
@@ -123,32 +119,35 @@ class WebhookClient:
         }
         import aiohttp
 
-        session = self._session(guarded=not request.allow_private)
+        reach = endpoint_reach(self._private_urls, request.environment)
+        session = self._session(reach)
         started = time.perf_counter()
         status: int | None = None
         error: str | None = None
-        try:
-            async with session.post(
-                request.url, data=request.body, headers=headers, allow_redirects=False
-            ) as response:
-                status = response.status
-                await _drain(response)
-        except (aiohttp.ClientError, OSError, ValueError) as exc:  # TimeoutError is an OSError
-            error = self._describe(exc)
-            if request.secret in error or signature in error:  # defence in depth
-                error = "request failed"
+        with noting_connections() as connected:
+            try:
+                async with session.post(
+                    request.url, data=request.body, headers=headers, allow_redirects=False
+                ) as response:
+                    status = response.status
+                    await _drain(response)
+            except (aiohttp.ClientError, OSError, ValueError) as exc:  # TimeoutError too
+                error = self._describe(exc)
+                if _tells_port_state(exc) and not _known_public(reach, request.url, connected):
+                    error = NON_PUBLIC_FAILURE
+                if request.secret in error or signature in error:  # defence in depth
+                    error = "request failed"
         duration_ms = round((time.perf_counter() - started) * 1000)
         if status is not None and 300 <= status < 400:
             error = "redirect not followed"
         return AttemptOutcome(at=now, http_status=status, duration_ms=duration_ms, error=error)
 
     async def aclose(self) -> None:
-        """Close both sessions, their pooled connections and a resolver we made."""
-        sessions = (self._guarded, self._open)
-        self._guarded = self._open = None
+        """Close the sessions, their pooled connections and a resolver we made."""
+        sessions = list(self._sessions.values())
+        self._sessions.clear()
         for session in sessions:
-            if session is not None:
-                await session.close()
+            await session.close()
         if self._owns_resolver and self._resolver is not None:
             await self._resolver.close()
             self._resolver = None
@@ -166,29 +165,27 @@ class WebhookClient:
             self._signers.move_to_end(secret)
         return signer
 
-    def _session(self, *, guarded: bool) -> aiohttp.ClientSession:
-        import aiohttp
-        from aiohttp.resolver import DefaultResolver
+    def _session(self, reach: Reach) -> aiohttp.ClientSession:
+        session = self._sessions.get(reach)
+        if session is None:
+            import aiohttp
+            from aiohttp.resolver import DefaultResolver
 
-        from energyhub.outbound.address_guard import PublicOnlyResolver, public_only_socket
+            from energyhub.outbound.address_guard import ReachResolver, guarded_socket
 
-        if self._resolver is None:
-            self._resolver = DefaultResolver()
-        if guarded:
-            if self._guarded is None:
-                self._guarded = self._new_session(
-                    aiohttp.TCPConnector(
-                        limit=self._max_connections,
-                        resolver=PublicOnlyResolver(self._resolver),
-                        socket_factory=public_only_socket,
-                    )
-                )
-            return self._guarded
-        if self._open is None:
-            self._open = self._new_session(
-                aiohttp.TCPConnector(limit=self._max_connections, resolver=self._resolver)
+            if self._resolver is None:
+                self._resolver = DefaultResolver()
+            resolver = (
+                self._resolver if reach is Reach.ANY else ReachResolver(self._resolver, reach)
             )
-        return self._open
+            session = self._sessions[reach] = self._new_session(
+                aiohttp.TCPConnector(
+                    limit=self._max_connections,
+                    resolver=resolver,
+                    socket_factory=guarded_socket(reach),
+                )
+            )
+        return session
 
     def _new_session(self, connector: aiohttp.TCPConnector) -> aiohttp.ClientSession:
         import aiohttp
@@ -210,6 +207,8 @@ class WebhookClient:
         request-level error, so no header (signature) can leak into it."""
         import aiohttp
 
+        from energyhub.outbound.address_guard import AddressNotAllowedError
+
         if isinstance(exc, TimeoutError):
             return f"timed out after {self._timeout_s:g} s"
         if isinstance(exc, aiohttp.ClientConnectorCertificateError):
@@ -218,7 +217,7 @@ class WebhookClient:
             return "TLS handshake failed"
         if isinstance(exc, aiohttp.ClientConnectorError):
             cause = exc.os_error
-            if isinstance(cause, NonPublicAddressError):
+            if isinstance(cause, AddressNotAllowedError):
                 return str(cause)
             if isinstance(cause, TimeoutError):
                 return f"timed out after {self._timeout_s:g} s"
@@ -240,6 +239,35 @@ class WebhookClient:
         if isinstance(exc, OSError):
             return f"network error: {_os_reason(exc)}"
         return f"request failed ({type(exc).__name__})"
+
+
+def _tells_port_state(exc: BaseException) -> bool:
+    """Whether the error comes from what listens at the address (refused, reset, timed out,
+    TLS, a garbled answer), rather than from the URL, DNS or the address check."""
+    import aiohttp
+
+    from energyhub.outbound.address_guard import AddressNotAllowedError
+
+    if isinstance(exc, aiohttp.ClientConnectorDNSError | aiohttp.InvalidURL | ValueError):
+        return False
+    if isinstance(exc, aiohttp.ClientConnectorError):
+        return not isinstance(exc.os_error, AddressNotAllowedError)
+    return True
+
+
+def _known_public(reach: Reach, url: str, connected: list[IPAddress]) -> bool:
+    """Whether the attempt certainly went only to public addresses: always for a public-only
+    endpoint; else when it connected only to public ones, or its host is a public literal
+    (a reused pooled connection notes no address)."""
+    if reach is Reach.PUBLIC:
+        return True
+    if connected:
+        return all(is_public_address(ip) for ip in connected)
+    try:
+        host = urlsplit(url).hostname
+        return host is not None and is_public_address(ipaddress.ip_address(host))
+    except ValueError:
+        return False
 
 
 def _os_reason(exc: OSError) -> str:

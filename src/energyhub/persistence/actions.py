@@ -13,7 +13,7 @@ from energyhub.domain.actions import Action, ActionState, DueKind
 from energyhub.domain.capabilities import DeviceType
 from energyhub.persistence.paging import page_of
 from energyhub.persistence.tables import actions, devices
-from energyhub.persistence.types import UTCDateTime
+from energyhub.persistence.types import UTCDateTime, aware
 
 IN_PLAY = [ActionState.SCHEDULED.value, ActionState.DEFERRED.value, ActionState.ACKNOWLEDGED.value]
 
@@ -30,22 +30,22 @@ def action_from_row(row: Mapping[Any, Any]) -> Action:
         parameters=row["parameters"],
         device_parameters=row["device_parameters"],
         state=ActionState(row["state"]),
-        start=row["start"],
-        end=row["end"],
+        start=aware(row["start"]),
+        end=aware(row["end"]),
         on_conflict=row["on_conflict"],
         result=row["result"],
         error_code=row["error_code"],
         error_message=row["error_message"],
-        deferred_until=row["deferred_until"],
-        acknowledged_at=row["acknowledged_at"],
-        completed_at=row["completed_at"],
-        created_at=row["created_at"],
-        updated_at=row["updated_at"],
+        deferred_until=aware(row["deferred_until"]),
+        acknowledged_at=aware(row["acknowledged_at"]),
+        completed_at=aware(row["completed_at"]),
+        created_at=aware(row["created_at"]),
+        updated_at=aware(row["updated_at"]),
         tries=row["tries"],
-        due_at=row["due_at"],
+        due_at=aware(row["due_at"]),
         due_kind=None if row["due_kind"] is None else DueKind(row["due_kind"]),
         lease_owner=row["lease_owner"],
-        lease_until=row["lease_until"],
+        lease_until=aware(row["lease_until"]),
         restore=row["restore"],
         simulated_failure=row["simulated_failure"],
         schedule_id=row["schedule_id"],

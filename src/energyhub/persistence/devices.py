@@ -19,6 +19,7 @@ from energyhub.domain.devices import Device, User, Vehicle
 from energyhub.persistence.actions import update_many
 from energyhub.persistence.paging import page_of
 from energyhub.persistence.tables import devices, users, vehicles
+from energyhub.persistence.types import aware
 
 UPDATE_DEVICE = update(devices).where(devices.c.id == bindparam("row_id"))
 
@@ -52,17 +53,17 @@ def device_from_row(row: Mapping[Any, Any]) -> Device:
         state=dict(row["state"]),
         sim=row["sim"],
         available=row["available"],
-        last_pulled_at=row["last_pulled_at"],
+        last_pulled_at=aware(row["last_pulled_at"]),
         last_action=row["last_action"],
         current_schedule=row["current_schedule"],
         vehicle_id=row["vehicle_id"],
-        created_at=row["created_at"],
-        updated_at=row["updated_at"],
-        vpp_locked_until=row["vpp_locked_until"],
+        created_at=aware(row["created_at"]),
+        updated_at=aware(row["updated_at"]),
+        vpp_locked_until=aware(row["vpp_locked_until"]),
         mode_action_id=row["mode_action_id"],
         mode_command=row["mode_command"],
         last_action_id=row["last_action_id"],
-        disconnected_at=row["disconnected_at"],
+        disconnected_at=aware(row["disconnected_at"]),
     )
 
 

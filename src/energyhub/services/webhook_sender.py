@@ -68,24 +68,21 @@ class WebhookSender:
         *,
         cipher: CredentialCipher,
         retry_schedule: Sequence[float] = DEFAULT_RETRY_SCHEDULE_S,
-        allow_private_live: bool = False,
         rng: random.Random | None = None,
         concurrency: int = CONCURRENCY,
         batch: int = BATCH,
         lease: timedelta = LEASE,
         recheck_s: float = RECHECK_S,
     ) -> None:
-        """`cipher` opens the stored signing secrets. `allow_private_live`: live endpoints
-        may reach private addresses too (sandbox
-        ones always may). `rng` draws the retry jitter; tests seed it. `recheck_s`: how
-        often a run looks for new work while only slow attempts are under way."""
+        """`cipher` opens the stored signing secrets. `rng` draws the retry jitter; tests
+        seed it. `recheck_s`: how often a run looks for new work while only slow attempts
+        are under way."""
         self._uow = uow
         self._client = client
         self._clock = clock
         self._cipher = cipher
         self._secrets: dict[str, str] = {}  # stored -> in the clear, so each opens once
         self._schedule = tuple(retry_schedule)
-        self._allow_private_live = allow_private_live
         self._rng = rng or random.Random()
         self._concurrency = concurrency
         self._batch = batch
@@ -143,7 +140,7 @@ class WebhookSender:
             url=due.url,
             secret=self._secret(due.secret),
             body=delivery.body.encode(),
-            allow_private=delivery.environment == "sandbox" or self._allow_private_live,
+            environment=delivery.environment,
         )
         try:
             outcome = await self._client.send(request)

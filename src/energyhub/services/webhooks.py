@@ -12,6 +12,11 @@ from energyhub.domain.accounts import Principal
 from energyhub.domain.clock import Clock
 from energyhub.domain.deliveries import WebhookDelivery, WebhookEndpoint
 from energyhub.domain.errors import DeliveryNotFound, EndpointNotFound
+from energyhub.domain.webhook_reach import (
+    PrivateWebhookUrls,
+    check_endpoint_url_reach,
+    endpoint_reach,
+)
 from energyhub.domain.webhooks import (
     SECRET_PREFIX,
     DeliveryStatus,
@@ -39,13 +44,16 @@ class WebhookService:
         clock: Clock,
         cipher: CredentialCipher,
         wake: Callable[[datetime | None], None] = lambda _due: None,
+        *,
+        private_urls: PrivateWebhookUrls = PrivateWebhookUrls.SANDBOX,
     ) -> None:
         """`cipher` encrypts the signing secrets at rest; `wake(due_at)` tells the sender
-        that a delivery is due (a resend)."""
+        that a delivery is due (a resend); `private_urls` is ENERGYHUB_PRIVATE_WEBHOOK_URLS."""
         self._uow = uow
         self._clock = clock
         self._cipher = cipher
         self._wake = wake
+        self._private_urls = private_urls
 
     # --- endpoints ------------------------------------------------------------------------
     async def create_endpoint(
@@ -55,12 +63,17 @@ class WebhookService:
         description: str | None = None,
         events: Sequence[EventType] | None = None,
     ) -> WebhookEndpoint:
-        """A new endpoint with a fresh `whsec_` secret; nothing is sent to it now."""
+        """A new endpoint with a fresh `whsec_` secret; nothing is sent to it now. A URL whose
+        host is an address the endpoint may not reach is refused now (names at delivery)."""
+        url = validate_endpoint_url(url)
+        check_endpoint_url_reach(
+            url, endpoint_reach(self._private_urls, principal.environment.value)
+        )
         endpoint = WebhookEndpoint(
             id=prefixed_id("we"),
             account_id=principal.account_id,
             environment=principal.environment.value,
-            url=validate_endpoint_url(url),
+            url=url,
             description=description,
             events=None if events is None else tuple(dict.fromkeys(str(e) for e in events)),
             secret=new_signing_secret(),

@@ -30,6 +30,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
+from starlette.types import ASGIApp
 
 from energyhub.config import Settings
 from energyhub.domain.accounts import Environment, Principal
@@ -46,6 +47,7 @@ from energyhub.services.history import HistoryService
 from energyhub.services.members import MemberService, SignInRefused
 from energyhub.services.webhooks import WebhookService
 from energyhub.web.chart import line_chart
+from energyhub.web.nul_guard import NulGuard, fields_with_nul, nul_message
 from energyhub.web.routes import SECURITY_HEADERS, templates
 
 SESSION_COOKIE = "energyhub_session"
@@ -104,7 +106,7 @@ class Refused(Exception):
 Page = Callable[[Request, Visitor], Awaitable[Response]]
 
 
-def dashboard_app(services: DashboardServices, settings: Settings) -> Starlette:
+def dashboard_app(services: DashboardServices, settings: Settings) -> ASGIApp:
     """The dashboard, to be mounted at `/dashboard`."""
 
     def secure(request: Request) -> bool:
@@ -160,6 +162,9 @@ def dashboard_app(services: DashboardServices, settings: Settings) -> Starlette:
             if isinstance(value, UploadFile):
                 continue
             fields[name] = value if name not in fields else f"{fields[name]}\n{value}"
+        refused = fields_with_nul(fields.items())
+        if refused:
+            raise Refused(400, "This form could not be read", nul_message(refused))
         return fields
 
     def check_csrf(expected: str, sent: str) -> None:
@@ -475,8 +480,12 @@ def dashboard_app(services: DashboardServices, settings: Settings) -> Starlette:
             response.headers["Allow"] = "GET, HEAD, POST"
         return response
 
+    def refuse(status: int, message: str) -> Response:
+        title = "Page not found" if status == 404 else "This request could not be read"
+        return problem(status, title, message, None)
+
     both = ["GET", "POST"]
-    return Starlette(
+    app = Starlette(
         routes=[
             Route("/", home),
             Route("/sign-in", sign_in, methods=both),
@@ -497,6 +506,7 @@ def dashboard_app(services: DashboardServices, settings: Settings) -> Starlette:
         exception_handlers={HTTPException: http_problem},
     )
     app.router.redirect_slashes = False  # a redirect would carry the client's Host
+    return NulGuard(app, refuse)
 
 
 async def _environment_home(_request: Request, visitor: Visitor) -> Response:

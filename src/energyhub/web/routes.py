@@ -25,14 +25,16 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp
 
 from energyhub.config import Settings
 from energyhub.domain.accounts import Environment as ServiceEnvironment
 from energyhub.domain.capabilities import DeviceType
-from energyhub.domain.errors import ApiError, LinkRequestRefused, NotFound
+from energyhub.domain.errors import ApiError, InvalidRequest, LinkRequestRefused, NotFound
 from energyhub.domain.linking import LinkStep, back_from, progress
 from energyhub.services.link_flow import LinkFlow
 from energyhub.services.link_pages import FORM_ERROR, LinkFlowProblem, LinkPage
+from energyhub.web.nul_guard import NulGuard, fields_with_nul, nul_message
 
 if TYPE_CHECKING:
     from jinja2 import Environment
@@ -72,6 +74,7 @@ PROBLEM_TITLES = {
     "LINK_TOKEN_USED": "This link has already been used",
     "LINK_REQUEST_REFUSED": "This request was refused",
     "NOT_FOUND": "Page not found",
+    "INVALID_REQUEST": "This request could not be read",
 }
 
 
@@ -99,7 +102,7 @@ def static_files() -> StaticFiles:
     return StaticFiles(directory=STATIC)
 
 
-def link_app(flow: LinkFlow, settings: Settings) -> Starlette:
+def link_app(flow: LinkFlow, settings: Settings) -> ASGIApp:
     """The Link UI, to be mounted at `/link`."""
 
     def render(template: str, status: int, **context: Any) -> HTMLResponse:
@@ -158,6 +161,11 @@ def link_app(flow: LinkFlow, settings: Settings) -> Starlette:
         fields = {k: v for k, v in form.items() if not isinstance(v, UploadFile)}
         token = fields.get("token", "")
         picked = [v for v in form.getlist("device") if isinstance(v, str)]
+        refused = fields_with_nul(
+            (k, v) for k, v in form.multi_items() if not isinstance(v, UploadFile)
+        )
+        if refused:
+            return problem(InvalidRequest(nul_message(refused)), None, None)
         try:
             page_or_none = await flow.submit(
                 app_id,
@@ -185,11 +193,15 @@ def link_app(flow: LinkFlow, settings: Settings) -> Starlette:
             response.headers["Allow"] = "GET, HEAD, POST"
         return response
 
-    return Starlette(
+    def refuse(status: int, message: str) -> Response:
+        return problem(NotFound(message) if status == 404 else InvalidRequest(message), None, None)
+
+    app = Starlette(
         routes=[Route("/{app_id}", link_page, methods=["GET", "POST"])],
         exception_handlers={HTTPException: http_problem},
     )
     app.router.redirect_slashes = False  # a redirect would carry the client's Host
+    return NulGuard(app, refuse)
 
 
 def _can_go_back(page: LinkPage) -> bool:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query
@@ -14,17 +13,17 @@ from energyhub.api.representations import pagination
 from energyhub.api.routes.devices import DeviceId, Limit, Offset
 from energyhub.api.routes.docs import errors
 from energyhub.api.schedule_schemas import SessionsPage
-from energyhub.api.schemas import Envelope
+from energyhub.api.schemas import Envelope, IsoDateTime
 from energyhub.domain.sessions import SessionStatus, session_body
 
 router = APIRouter()
 
 WindowStart = Annotated[
-    datetime | None,
+    IsoDateTime | None,
     Query(alias="from", description="ISO 8601 UTC; default: 30 days before `to`."),
 ]
 WindowEnd = Annotated[
-    datetime | None,
+    IsoDateTime | None,
     Query(description="ISO 8601 UTC; default: now. Send the echoed `window.to` on later pages."),
 ]
 

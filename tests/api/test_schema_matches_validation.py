@@ -1,0 +1,157 @@
+"""The OpenAPI document says what validation does (issue 12, defect 7): for e-mail
+addresses, schedule durations, timezones and the sandbox's simulated error codes, a value
+the schema allows is accepted and one it refuses is refused, so a client generated from
+the document (or schemathesis) meets no surprise."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from energyhub.domain.recurrence import parse_duration
+from tests.support import Api
+
+pytestmark = pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+
+EMAILS = [
+    "a@b",
+    "ops@acme.example",
+    "h\u00e9l\u00e8ne@example.fr",
+    "a b@c",
+    "a\x1c@b",  # Python's \s has the file separators, the validator's did not
+    "a\x85@b",
+    "a\u00a0@b",
+    "a\ufeff@b",  # JSON Schema's \s has the BOM, the validator's did not
+    "a\u2028@b",
+    "a\t@b",
+    "@b",
+    "a@",
+    "a@b@c",
+]
+DURATIONS = ["P", "PT", "P0D", "PT0S", "P0W0DT0H", "PT2H", "PT30M", "P1D", "P1W", "PT90M", "P1DT"]
+
+
+async def openapi(api: Api) -> dict[str, Any]:
+    response = await api.client.get("/openapi.json")
+    assert response.status_code == 200
+    document: dict[str, Any] = response.json()
+    return document
+
+
+def component(document: dict[str, Any], name: str) -> dict[str, Any]:
+    found: dict[str, Any] = document["components"]["schemas"][name]
+    return found
+
+
+def string_pattern(schema: dict[str, Any]) -> str:
+    for option in schema.get("anyOf", [schema]):
+        if option.get("type") == "string":
+            pattern: str = option["pattern"]
+            return pattern
+    raise AssertionError(f"no string pattern in {schema}")
+
+
+async def test_email_is_accepted_exactly_when_the_schema_pattern_matches(api: Api) -> None:
+    document = await openapi(api)
+    caller = await api.caller()
+    for model, path, body in [
+        ("SandboxBatteryRequest", "/sandbox/devices", {"type": "battery", "userId": "u"}),
+        ("LinkSessionCreate", "/link-sessions", {"userId": "u"}),
+    ]:
+        pattern = string_pattern(component(document, model)["properties"]["email"])
+        for email in EMAILS:
+            allowed = re.search(pattern, email) is not None
+            response = await api.client.post(
+                path, json={**body, "email": email}, headers=caller.headers
+            )
+            assert response.status_code == (201 if allowed else 400), (model, email, response.text)
+
+
+async def test_the_duration_pattern_is_what_a_schedule_accepts(api: Api) -> None:
+    document = await openapi(api)
+    pattern = component(document, "AtSlotIn")["properties"]["duration"]["pattern"]
+    assert component(document, "TimeSlotIn")["properties"]["duration"]["pattern"] == pattern
+    for text in DURATIONS:
+        try:
+            parse_duration(text)
+            valid = True
+        except ValueError:
+            valid = False
+        assert (re.search(pattern, text) is not None) is valid, text
+    caller = await api.caller()
+    device = await api.sandbox_device(caller)
+    for text, status in [("P", 400), ("PT", 400), ("P0D", 400), ("PT2H", 200)]:
+        response = await api.client.put(
+            f"/battery/{device['id']}/schedule",
+            json={
+                "slots": [{"time": "06:00", "duration": text, "command": "charge"}],
+                "timezone": "Europe/Berlin",
+            },
+            headers=caller.headers,
+        )
+        assert response.status_code == status, (text, response.text)
+
+
+async def test_timezone_is_required_and_not_null_exactly_where_validation_says(api: Api) -> None:
+    document = await openapi(api)
+    put = document["paths"]["/battery/{deviceId}/schedule"]["put"]
+    variants = put["requestBody"]["content"]["application/json"]["schema"]["anyOf"]
+    by_slot = {
+        v["$ref"].rsplit("/", 1)[1]: component(document, v["$ref"].rsplit("/", 1)[1])
+        for v in variants
+    }
+    time_body = next(s for s in by_slot.values() if "TimeSlotIn" in str(s["properties"]["slots"]))
+    at_body = next(s for s in by_slot.values() if "AtSlotIn" in str(s["properties"]["slots"]))
+    assert "timezone" in time_body["required"]
+    assert time_body["properties"]["timezone"]["type"] == "string"  # not nullable
+    assert {"type": "null"} in at_body["properties"]["timezone"]["anyOf"]
+    zones = time_body["properties"]["timezone"]["enum"]
+    assert "localtime" not in zones
+    assert "Europe/Berlin" in zones
+
+    caller = await api.caller()
+    device = await api.sandbox_device(caller)
+    slot = {"duration": "PT1H", "command": "charge"}
+    for body, status in [
+        ({"slots": [{**slot, "time": "06:00"}], "timezone": None}, 400),
+        ({"slots": [{**slot, "time": "06:00"}], "timezone": "localtime"}, 400),
+        ({"slots": [{**slot, "at": "2026-12-01T06:00:00Z"}], "timezone": None}, 200),
+    ]:
+        response = await api.client.put(
+            f"/battery/{device['id']}/schedule", json=body, headers=caller.headers
+        )
+        assert response.status_code == status, (body, response.text)
+    sandbox = component(document, "SandboxBatteryRequest")["properties"]["timezone"]
+    assert "localtime" not in str(sandbox)
+    refused = await api.client.post(
+        "/sandbox/devices",
+        json={"type": "battery", "userId": "u", "timezone": "localtime"},
+        headers=caller.headers,
+    )
+    assert refused.status_code == 400, refused.text
+
+
+async def test_the_sandbox_error_code_is_one_of_the_device_error_codes(api: Api) -> None:
+    document = await openapi(api)
+    codes = component(document, "SandboxFailure")["properties"]["errorCode"]["enum"]
+    assert "DEVICE_OFFLINE" in codes
+    assert "INVALID_REQUEST" not in codes
+    caller = await api.caller()
+    for code in ["NOPE", "INVALID_REQUEST", "device_offline", ""]:
+        device = await api.sandbox_device(caller)
+        response = await api.push(
+            caller, device, "charge", sandbox={"result": "failed", "errorCode": code}
+        )
+        assert response.status_code == 400, (code, response.text)
+        [problem] = response.json()["error"]["details"]["errors"]
+        assert problem["path"] == "body.sandbox.errorCode"
+        assert all(allowed in problem["message"] for allowed in codes), problem
+    for code in codes:
+        device = await api.sandbox_device(caller)
+        response = await api.push(
+            caller, device, "charge", sandbox={"result": "failed", "errorCode": code}
+        )
+        assert response.status_code == 502, response.text
+        assert response.json()["error"]["code"] == code

@@ -1,5 +1,6 @@
 """Per-key rate limits (CONTRACT 1): headers, 429 with Retry-After, exact under concurrency,
-in-process and shared through Redis."""
+in-process and shared through Redis, and a window that slides (no double limit across a
+minute's end)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,10 @@ from collections import Counter
 
 import pytest
 
+from energyhub.api.ratelimit import RateLimiter
 from energyhub.bootstrap import build_container
 from energyhub.config import Settings
+from energyhub.domain.accounts import Environment, Principal
 from energyhub.domain.clock import FakeClock
 from tests.support import Api, open_api
 
@@ -84,3 +87,55 @@ async def test_headers_on_every_response_with_a_valid_key(api: Api) -> None:
     assert int(invalid.headers["x-ratelimit-remaining"]) == 597
     unauthenticated = await api.client.get("/battery")
     assert "x-ratelimit-limit" not in unauthenticated.headers
+
+
+def _principal(key_id: str) -> Principal:
+    return Principal(account_id="acc", key_id=key_id, environment=Environment.SANDBOX)
+
+
+class _Time:
+    def __init__(self, now: float) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+async def test_a_window_end_does_not_let_the_limit_through_twice() -> None:
+    start = 60.0 * 29_000_000  # the start of a minute
+    clock = _Time(start)
+    limiter = RateLimiter(None, {Environment.SANDBOX: 10}, now=clock)
+    key = _principal("key_1")
+    first = await limiter.hit(key)
+    assert (first.allowed, first.remaining) == (True, 9)
+    clock.now = start + 59
+    assert [(await limiter.hit(key)).allowed for _ in range(9)] == [True] * 9
+    clock.now = start + 60.5  # the next minute: a fixed window would start again at 10
+    burst = [await limiter.hit(key) for _ in range(10)]
+    assert [d.allowed for d in burst] == [False] * 10, "10 passed 1.5 s ago"
+    assert burst[0].remaining == 0
+    assert burst[0].retry_after() == 6  # the last minute's 10 weigh 9 at +66 s
+    clock.now = start + 65.9
+    assert not (await limiter.hit(key)).allowed
+    clock.now = start + 66
+    assert (await limiter.hit(key)).allowed
+    assert not (await limiter.hit(key)).allowed
+    clock.now = start + 120  # the previous minute's 10 no longer count; this one's 1 does
+    assert [(await limiter.hit(key)).allowed for _ in range(10)] == [True] * 9 + [False]
+    assert int(burst[0].headers()[2][1]) == start + 120  # when nothing counted then counts
+
+
+async def test_the_redis_window_slides_as_the_one_in_process(redis_url: str) -> None:
+    limiter = RateLimiter(redis_url, {Environment.SANDBOX: 10}, period_s=1)
+    key = _principal(f"key_{time.time_ns()}")
+    try:
+        for _ in range(100):  # into the first half of a 1 s window (Redis's clock is ours)
+            if time.time() % 1 < 0.5:
+                break
+            await asyncio.sleep(0.01)
+        assert [(await limiter.hit(key)).allowed for _ in range(10)] == [True] * 10
+        await asyncio.sleep(1.1 - time.time() % 1)  # 0.1 s into the next window
+        passed = [(await limiter.hit(key)).allowed for _ in range(10)].count(True)
+        assert passed <= 3, "a fixed window would let all 10 through"
+    finally:
+        await limiter.aclose()

@@ -69,6 +69,14 @@ class PayloadTooLarge(ApiError):
     default_message = "The request body is over 64 KiB: send a smaller body."
 
 
+class UnsupportedMediaType(ApiError):
+    code, status = "UNSUPPORTED_MEDIA_TYPE", 415
+    default_message = (
+        "The body must be JSON: send it with the header content-type: application/json "
+        "(UTF-8; no other charset)."
+    )
+
+
 class InternalError(ApiError):
     code, status = "INTERNAL_ERROR", 500
 
@@ -199,6 +207,14 @@ class UnsupportedConflictStrategy(ApiError):
 class StartOutOfRange(ApiError):
     code, status = "START_OUT_OF_RANGE", 422
     default_message = "start must lie between 60 s ago and 30 days ahead, in plant-local time."
+
+
+class WindowTooLong(ApiError):
+    code, status = "WINDOW_TOO_LONG", 422
+    default_message = (
+        "A window lasts at most 7 days (P7D, as a schedule slot): send an end at most 7 days "
+        "after start, or push again when the window ends."
+    )
 
 
 class UnsupportedSetting(ApiError):

@@ -177,6 +177,10 @@ class Answers:
         }
         # the ChargingStationMaxProfile a 2.0.1 station holds (it reports it when asked)
         self.max_profile: dict[str, Any] | None = None
+        self.delay: dict[str, float] = {}  # seconds before it answers an action
+
+    async def pause(self, action: str) -> None:
+        await asyncio.sleep(self.delay.get(action, 0.0))
 
     def of(self, action: str) -> str:
         return self.status.get(action, "Accepted")
@@ -208,7 +212,8 @@ class Sim16(ChargePoint16):  # type: ignore[misc]
         self.transaction_id: str | None = None  # the one it runs; a new connection forgets it
 
     @on("SetChargingProfile")
-    def on_set_profile(self, cs_charging_profiles: dict[str, Any], **_: Any) -> Any:
+    async def on_set_profile(self, cs_charging_profiles: dict[str, Any], **_: Any) -> Any:
+        await self.answers.pause("SetChargingProfile")
         status = self.answers.call("SetChargingProfile")
         if not runs(cs_charging_profiles, self.transaction_id):
             status = "Rejected"
@@ -295,7 +300,8 @@ class Sim201(ChargePoint201):  # type: ignore[misc]
         self.transaction_id: str | None = None  # the one it runs; a new connection forgets it
 
     @on("SetChargingProfile")
-    def on_set_profile(self, charging_profile: dict[str, Any], **_: Any) -> Any:
+    async def on_set_profile(self, charging_profile: dict[str, Any], **_: Any) -> Any:
+        await self.answers.pause("SetChargingProfile")
         status = self.answers.call("SetChargingProfile")
         if not runs(charging_profile, self.transaction_id):
             status = "Rejected"

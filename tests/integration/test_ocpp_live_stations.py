@@ -252,3 +252,27 @@ async def test_a_reconnect_asserts_the_current_modes_profile_again(
         assert _profiles(cp) == [("TxDefaultProfile", "W", 7000.0)], "once per connection"
     async with charger(service, "CP-MODE", protocol) as cp:  # restarted: it boots
         assert _profiles(cp) == [("TxDefaultProfile", "W", 7000.0)]
+
+
+async def test_a_push_that_timed_out_is_undone_when_the_charger_reconnects(tmp_path: Path) -> None:
+    """The charger applies a push after the service gave up on it (as the SAP simulator
+    does); the mode the service holds is still the last one that went through."""
+    config = OcppConfig(response_timeout_s=0.5, flush_s=0.02)
+    async with running_service(tmp_path / "ocpp.db", config) as service:
+        answers = Answers()
+        caller = await service.live_caller()
+        device_id = await service.commission(caller, "CP-LATE")
+        power = {"power": {"value": 7, "unit": "kw"}}
+        async with charger(service, "CP-LATE", answers=answers) as cp:
+            assert (await service.push(caller, device_id, "charge", parameters=power)).is_success
+            answers.delay["SetChargingProfile"] = 1.0
+            late = await service.push(caller, device_id, "idle")
+            assert late.status_code == 502, late.text
+            assert late.json()["error"]["code"] == "DEVICE_TIMEOUT"
+            assert ("TxDefaultProfile", "W", 0.0) in _profiles(cp)  # applied, late
+        answers.delay.clear()
+        body = await service.device(caller, device_id)
+        assert body["state"]["activeControlMode"] == "charge"
+        async with charger(service, "CP-LATE", answers=answers, boot=False) as cp:
+            frame = await cp.wire.next_call("SetChargingProfile")
+            assert profile_limit(frame, "ocpp1.6") == ("TxDefaultProfile", "W", 7000.0)

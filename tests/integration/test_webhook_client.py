@@ -315,21 +315,36 @@ async def test_live_endpoint_at_a_public_address_is_delivered(
     assert receiver.received[0].verified
 
 
+@pytest.mark.parametrize(
+    ("environment", "host"),
+    [
+        ("live", PUBLIC_IP),
+        ("live", "hooks.customer.example"),
+        ("sandbox", "hooks.customer.example"),
+    ],
+)
 async def test_failures_at_a_public_address_say_what_happened(
-    clock: FakeClock, receiver: Receiver, refusing_port: int, closing_port: int
+    clock: FakeClock,
+    receiver: Receiver,
+    refusing_port: int,
+    closing_port: int,
+    environment: str,
+    host: str,
 ) -> None:
-    """Refused, closed and timed out read differently when the receiver is public."""
-    secret = receiver.secret
+    """Refused, closed and timed out read differently when the receiver is public; for a
+    sandbox endpoint, which may also reach loopback, the client knows it from the address
+    it connected to."""
     errors = []
     for port, path in ((refusing_port, "/"), (closing_port, "/"), (receiver.port, "/hang")):
         with loopback_nat({PUBLIC_IP: port}):
             outcome = await send_with(
                 clock,
-                request(f"http://{PUBLIC_IP}:{port}{path}", secret, environment="live"),
+                request(f"http://{host}:{port}{path}", receiver.secret, environment=environment),
+                dns={"hooks.customer.example": [PUBLIC_IP]},
                 timeout_s=0.2,
             )
         assert outcome.http_status is None
-        errors.append(assert_failed_cleanly(outcome, secret))
+        errors.append(assert_failed_cleanly(outcome, receiver.secret))
     assert errors == [
         "connection refused",
         "receiver closed the connection without answering",

@@ -48,8 +48,10 @@ class EndpointCreate(BaseModel):
         min_length=1,
         max_length=MAX_URL_LENGTH,
         pattern=URL_PATTERN,
-        description="http(s) URL that receives the events; live endpoints must resolve to "
-        "public addresses (checked at delivery).",
+        description="http(s) URL that receives the events. Live endpoints reach public "
+        "addresses only; sandbox ones, by default, this server's loopback too (the server's "
+        "ENERGYHUB_PRIVATE_WEBHOOK_URLS decides). Checked at every delivery, after DNS; a host "
+        "that is itself a forbidden address is refused now: 422 WEBHOOK_URL_NOT_PUBLIC.",
     )
     description: str | None = Field(default=None, max_length=500)
     events: list[EventName] | None = Field(

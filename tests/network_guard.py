@@ -98,14 +98,19 @@ def install() -> None:
     _installed = True
 
 
+def take_violations() -> list[str]:
+    """What tried to leave loopback since the last call (and forgets it)."""
+    with _lock:
+        found, _violations[:] = list(_violations), []
+    return found
+
+
 @contextmanager
 def checked() -> Iterator[None]:
     """Fails the test when anything tried to leave loopback while it ran."""
-    with _lock:
-        _violations.clear()
+    take_violations()
     yield
-    with _lock:
-        found, _violations[:] = list(_violations), []
+    found = take_violations()
     if found:
         pytest.fail(f"tried to reach beyond 127.0.0.0/8 and ::1: {found}", pytrace=False)
 

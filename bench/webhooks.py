@@ -18,11 +18,17 @@ webhook endpoint pointing at the receiver, `--devices` sandbox batteries):
    request's transaction and wakes the sender). Latency = the first attempt's `at` minus
    the event's `occurred_at`, both from the database: p50 / p99 (target p99 < 1 s).
 
+3. With `--rss` (off by default: it takes a few minutes per database), memory: a fresh
+   database with `--rss-endpoints` (20) endpoints of one account and enough events for
+   `--rss-deliveries` (100,000) deliveries, all due at the start; the service's RSS is read
+   every `--rss-every` (5,000) deliveries seen at the receiver. PASS when RSS at the end is
+   less than `--rss-bound` (20 MiB) above RSS after `--rss-warmup` (10,000) deliveries.
+
 Every delivery must arrive exactly once with a valid signature and a 2xx, or the run fails.
 Exits 0 whether targets pass or miss (a measurement); 1 if a setup fails.
 
 Run: `.venv/bin/python bench/webhooks.py [--database sqlite|postgres|both] [--events 10000]
-[--devices 50] [--rate 100] [--seconds 10] [--keep]`. PostgreSQL comes from
+[--devices 50] [--rate 100] [--seconds 10] [--rss] [--keep]`. PostgreSQL comes from
 `ENERGYHUB_BENCH_WEBHOOKS_POSTGRES_URL` (default
 postgresql+asyncpg://postgres@127.0.0.1:5432/energyhub_webhooks_bench); that database is
 dropped and re-created per run (its name must contain "bench"). `receiver` runs the receiver
@@ -55,16 +61,19 @@ BIN_DIR = Path(sys.executable).parent
 DEFAULT_POSTGRES_URL = "postgresql+asyncpg://postgres@127.0.0.1:5432/energyhub_webhooks_bench"
 TARGET_RATE = 1000.0
 TARGET_P99_S = 1.0
+RSS_GROWTH_BOUND_MIB = 20.0
+"""Step 3 passes when RSS after the warm-up grows by less than this over the run."""
 
 
-def run_receiver(port: int, secret: str) -> None:
-    """Verifies each request's signature, answers 204, and keeps when each webhook-id first
-    arrived; `GET /stats` reports them."""
+def run_receiver(port: int, secret: str, path_secrets: dict[str, str]) -> None:
+    """Verifies each request's signature (with `path_secrets[path]`, else `secret`), answers
+    204, and keeps when each webhook-id first arrived; `GET /stats` reports them."""
     import uvloop
     from aiohttp import web
     from standardwebhooks import Webhook, WebhookVerificationError
 
-    verifier = Webhook(secret)
+    verifier = Webhook(secret) if secret else None
+    verifiers = {path: Webhook(s) for path, s in path_secrets.items()}
     arrived: dict[str, float] = {}  # webhook-id -> first arrival, in arrival order
     stats = {"requests": 0, "bad": 0}
 
@@ -72,7 +81,10 @@ def run_receiver(port: int, secret: str) -> None:
         body = await request.read()
         stats["requests"] += 1
         try:
-            verifier.verify(body, dict(request.headers), json_parse=False)
+            checker = verifiers.get(request.path, verifier)
+            if checker is None:
+                raise WebhookVerificationError(f"no secret for {request.path}")
+            checker.verify(body, dict(request.headers), json_parse=False)
         except WebhookVerificationError:
             stats["bad"] += 1
             return web.Response(status=401)
@@ -93,6 +105,7 @@ def run_receiver(port: int, secret: str) -> None:
 
     app = web.Application()
     app.router.add_post("/hook", hook)
+    app.router.add_post("/hook/{n}", hook)
     app.router.add_get("/stats", report)
     uvloop.install()
     web.run_app(app, host="127.0.0.1", port=port, access_log=None, print=None)
@@ -295,6 +308,7 @@ class Report:
     rounds: list[Round] = field(default_factory=list)
     latencies: list[float] = field(default_factory=list)
     error: str | None = None
+    rss: RssRun | None = None
 
     @property
     def rate(self) -> float:
@@ -420,6 +434,126 @@ def bench_database(name: str, args: argparse.Namespace, tmp: Path, report: Repor
     )
 
 
+# --- step 3 (--rss): memory over a long run -----------------------------------------------
+
+
+def rss_mib(pid: int) -> float:
+    """The process's resident set size, from /proc/<pid>/status."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise BenchError(f"no VmRSS for process {pid}")
+
+
+@dataclass(slots=True)
+class RssRun:
+    samples: list[tuple[int, float]] = field(default_factory=list)  # (deliveries, RSS MiB)
+    warmup: int = 0
+    seconds: float = 0.0
+    cpu_s: float = 0.0
+
+    @property
+    def deliveries(self) -> int:
+        return self.samples[-1][0] if self.samples else 0
+
+    @property
+    def first(self) -> float:
+        """RSS at the first sample after the warm-up."""
+        return next((mib for n, mib in self.samples if n >= self.warmup), float("nan"))
+
+    @property
+    def last(self) -> float:
+        return self.samples[-1][1] if self.samples else float("nan")
+
+    @property
+    def growth(self) -> float:
+        return self.last - self.first
+
+
+async def fill_rss(
+    database_url: str, receiver_base: str, endpoints: int, events: int
+) -> dict[str, str]:
+    """One account with `endpoints` endpoints (`/hook/<n>`) and `events` events due now, so
+    that endpoints x events deliveries follow. Returns each path's secret."""
+    from energyhub.bootstrap import build_container
+    from energyhub.config import Settings
+    from energyhub.domain.accounts import Environment, Principal
+
+    container = await build_container(Settings(database_url=database_url))
+    try:
+        services = container.services
+        account = await services.accounts.create_account("webhook-rss-bench")
+        created = await services.accounts.create_key(account.id, Environment.SANDBOX)
+        principal = Principal(account.id, Environment.SANDBOX, created.api_key.id)
+        secrets = {}
+        for n in range(endpoints):
+            made = await services.webhooks.create_endpoint(principal, f"{receiver_base}/hook/{n}")
+            secrets[f"/hook/{n}"] = made.secret
+        await add_events(container, account.id, [], events, "rss")
+        return secrets
+    finally:
+        await container.aclose()
+
+
+def bench_rss(name: str, args: argparse.Namespace, tmp: Path) -> RssRun:
+    """`--rss-deliveries` deliveries (events x `--rss-endpoints` endpoints, all due at the
+    start) through a fresh service; its RSS is read every `--rss-every` deliveries seen at
+    the receiver."""
+    database_url = fresh_database(name, tmp)
+    receiver_port, service_port = free_port(), free_port()
+    stats_url = f"http://127.0.0.1:{receiver_port}/stats"
+    events = math.ceil(args.rss_deliveries / args.rss_endpoints)
+    total = events * args.rss_endpoints
+    secrets = asyncio.run(
+        fill_rss(database_url, f"http://127.0.0.1:{receiver_port}", args.rss_endpoints, events)
+    )
+    run = RssRun(warmup=args.rss_warmup)
+    env = {
+        **os.environ,
+        "ENERGYHUB_DATABASE_URL": database_url,
+        "ENERGYHUB_LOG_LEVEL": "WARNING",
+    }
+    with ExitStack() as stack:
+        log = tmp / f"receiver-rss-{name}.log"
+        receiver = stack.enter_context(
+            running(
+                [sys.executable, __file__, "receiver", "--port", str(receiver_port)],
+                {**os.environ, "BENCH_WEBHOOK_SECRETS": json.dumps(secrets)},
+                log,
+            )
+        )
+        wait_until_up(stats_url, receiver, log)
+        argv = [str(BIN_DIR / "energyhub"), "serve", "--no-demo", "--port", str(service_port)]
+        log = tmp / f"service-rss-{name}.log"
+        proc = stack.enter_context(running(argv, env, log))
+        wait_until_up(f"http://127.0.0.1:{service_port}/healthz", proc, log)
+        cpu_before = cpu_seconds(proc.pid)
+        run.samples.append((0, rss_mib(proc.pid)))
+        next_sample, last_progress, seen = args.rss_every, time.monotonic(), 0
+        while seen < total:
+            time.sleep(0.1)
+            stats = get_json(stats_url)
+            if stats["bad"]:
+                raise BenchError(f"{stats['bad']} requests failed signature verification")
+            if stats["unique"] > seen:
+                seen, last_progress = stats["unique"], time.monotonic()
+            elif time.monotonic() - last_progress > 60:
+                raise BenchError(f"stuck at {seen} of {total} deliveries for 60 s")
+            if seen >= next_sample or seen >= total:
+                run.samples.append((seen, rss_mib(proc.pid)))
+                next_sample = (seen // args.rss_every + 1) * args.rss_every
+        run.cpu_s = cpu_seconds(proc.pid) - cpu_before
+        run.seconds = stats["last"] - stats["first"]
+    print(
+        f"  3. {total} deliveries ({events} events x {args.rss_endpoints} endpoints) in "
+        f"{run.seconds:.1f}s: {total / run.seconds:.0f}/s, CPU "
+        f"{run.cpu_s / total * 1e3:.2f} ms per delivery",
+        flush=True,
+    )
+    print("     RSS MiB by deliveries: " + ", ".join(f"{n}: {m:.0f}" for n, m in run.samples))
+    return run
+
+
 def fmt(value: float, spec: str) -> str:
     return "-" if math.isnan(value) else format(value, spec)
 
@@ -431,7 +565,9 @@ def main() -> int:
         parser.add_argument("--port", type=int, required=True)
         parser.add_argument("--secret", default=os.environ.get("BENCH_WEBHOOK_SECRET"))
         given = parser.parse_args()
-        run_receiver(given.port, given.secret)
+        run_receiver(
+            given.port, given.secret, json.loads(os.environ.get("BENCH_WEBHOOK_SECRETS", "{}"))
+        )
         return 0
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--database", choices=("sqlite", "postgres", "both"), default="both")
@@ -441,6 +577,16 @@ def main() -> int:
     parser.add_argument("--rate", type=float, default=100.0, help="events/s in step 2")
     parser.add_argument("--seconds", type=float, default=10.0, help="length of step 2")
     parser.add_argument("--keep", action="store_true", help="keep the temp dir (logs, db)")
+    parser.add_argument(
+        "--rss", action="store_true", help="step 3 too: RSS over --rss-deliveries deliveries"
+    )
+    parser.add_argument("--rss-deliveries", type=int, default=100_000)
+    parser.add_argument("--rss-endpoints", type=int, default=20)
+    parser.add_argument("--rss-every", type=int, default=5_000, help="RSS sampling step")
+    parser.add_argument("--rss-warmup", type=int, default=10_000, help="deliveries before")
+    parser.add_argument(
+        "--rss-bound", type=float, default=RSS_GROWTH_BOUND_MIB, help="MiB of growth allowed"
+    )
     args = parser.parse_args()
     names = ["sqlite", "postgres"] if args.database == "both" else [args.database]
     tmp = Path(tempfile.mkdtemp(prefix="energyhub-bench-webhooks-"))
@@ -452,6 +598,8 @@ def main() -> int:
             reports.append(report)
             try:
                 bench_database(name, args, tmp, report)
+                if args.rss:
+                    report.rss = bench_rss(name, args, tmp)
             except (BenchError, subprocess.TimeoutExpired, OSError) as error:
                 report.error = str(error)
                 print(f"[{name}] FAILED: {error}", file=sys.stderr, flush=True)
@@ -479,6 +627,15 @@ def main() -> int:
             print(f"{'PASS' if ok else 'MISS'}  {r.name}: >= {TARGET_RATE:.0f} deliveries/s")
             ok = r.percentile(99) < TARGET_P99_S
             print(f"{'PASS' if ok else 'MISS'}  {r.name}: event -> first attempt p99 < 1 s")
+            if r.rss is not None:
+                rss = r.rss
+                ok = rss.growth < args.rss_bound
+                print(
+                    f"{'PASS' if ok else 'MISS'}  {r.name}: RSS flat over {rss.deliveries} "
+                    f"deliveries: {rss.first:.0f} MiB after {rss.warmup} -> {rss.last:.0f} MiB "
+                    f"at the end ({rss.growth:+.1f} MiB; bound {args.rss_bound:g} MiB), peak "
+                    f"{max(m for _, m in rss.samples):.0f} MiB"
+                )
         return 1 if any(r.error for r in reports) else 0
     except KeyboardInterrupt:
         print("interrupted; subprocesses stopped", file=sys.stderr)

@@ -217,7 +217,12 @@ async def build_container(
         linking=linking,
         read_cache=read_cache,
         webhooks=WebhookService(
-            uow, clock, cipher, webhook_worker.wake, private_urls=settings.private_webhook_urls
+            uow,
+            clock,
+            cipher,
+            webhook_worker.wake,
+            private_urls=settings.private_webhook_urls,
+            max_endpoints=settings.webhook_max_endpoints,
         ),
         actions=actions,
         sessions=SessionService(uow, clock, session_sources),

@@ -53,6 +53,12 @@ class Settings(BaseSettings):
         default=None,
         description="Deprecated: true means private_webhook_urls=all (when that is not set).",
     )
+    webhook_max_endpoints: int = Field(
+        default=20,
+        ge=1,
+        description="Webhook endpoints an account may have in each environment; one more "
+        "is refused with 422 ENDPOINT_LIMIT_REACHED.",
+    )
     schedules: bool = True
     key_cache_ttl_s: float = Field(
         default=0.25,

@@ -332,6 +332,32 @@ async def test_endpoints_are_added_revealed_rotated_and_removed(
     assert again.status_code == 404
 
 
+async def test_the_endpoint_form_says_when_the_cap_is_reached(
+    api: Api, member: tuple[Caller, httpx.AsyncClient]
+) -> None:
+    caller, browser = member
+    principal = Principal(caller.account_id, Environment.SANDBOX, caller.key_id)
+    cap = 20  # ENERGYHUB_WEBHOOK_MAX_ENDPOINTS's default
+    for n in range(cap):
+        await api.container.services.webhooks.create_endpoint(
+            principal, f"https://hooks.acme.example/{n}"
+        )
+    page = await browser.get("/dashboard/sandbox/webhooks")
+    refused = await browser.post(
+        "/dashboard/sandbox/webhooks",
+        data={"csrf": csrf_of(page), "url": "https://hooks.acme.example/one-more"},
+    )
+    assert refused.status_code == 422, refused.text[:500]
+    summary = re.search(r'class="error-summary" role="alert".*?</div>', refused.text, re.S)
+    assert summary is not None, "the reason is at the top of the page"
+    assert f"already has {cap} webhook endpoints" in summary[0]
+    assert "delete one" in summary[0]
+    assert 'href="#field-endpoints"' in summary[0]
+    assert 'id="field-endpoints"' in refused.text
+    assert 'value="https://hooks.acme.example/one-more"' in refused.text, "what was typed stays"
+    assert len((await api.get(caller, "/webhooks/endpoints")).json()["data"]["items"]) == cap
+
+
 async def test_endpoints_of_other_accounts_and_environments_are_out_of_reach(
     api: Api, member: tuple[Caller, httpx.AsyncClient]
 ) -> None:

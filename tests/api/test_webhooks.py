@@ -173,6 +173,32 @@ async def test_several_endpoints_per_environment_listed_oldest_first(api: Api) -
     assert first["secret"] != second["secret"]
 
 
+async def test_endpoints_per_environment_are_capped_with_a_422(api: Api) -> None:
+    caller = await api.caller()
+    made = [await create(api, caller, url=f"{URL}/{n}") for n in range(20)]
+    refused = await api.client.post(
+        "/webhooks/endpoints", json={"url": f"{URL}/20"}, headers=caller.headers
+    )
+    error = await error_of(refused, 422)
+    assert error["code"] == "ENDPOINT_LIMIT_REACHED"
+    assert "delete one" in error["message"]
+    assert error["details"] == {"limit": 20}
+    listed = (await api.get(caller, "/webhooks/endpoints")).json()["data"]["items"]
+    assert len(listed) == 20, "nothing was added"
+
+    live = await api.key_for(caller.account_id, Environment.LIVE)
+    await create(api, live)  # each environment has its own cap
+    deleted = await api.client.delete(
+        f"/webhooks/endpoints/{made[0]['id']}", headers=caller.headers
+    )
+    assert deleted.status_code == 200
+    await create(api, caller, url=f"{URL}/again")  # a deleted endpoint no longer counts
+    document = (await api.client.get("/openapi.json")).json()
+    responses = document["paths"]["/webhooks/endpoints"]["post"]["responses"]
+    assert "ENDPOINT_LIMIT_REACHED" in responses["422"]["description"]
+    assert api.container.settings.webhook_max_endpoints == 20, "the documented default"
+
+
 @pytest.mark.parametrize(
     ("url", "path"),
     [

@@ -252,6 +252,14 @@ class DeviceNotCapable(ApiError):
     default_message = "The device cannot do this."
 
 
+class EndpointLimitReached(ApiError):
+    code, status = "ENDPOINT_LIMIT_REACHED", 422
+    default_message = (
+        "This environment has as many webhook endpoints as allowed: delete one you no longer "
+        "use, or let one endpoint receive more event types, before adding another."
+    )
+
+
 # --- conflicts and device locks --------------------------------------------------------------
 class ActionConflict(ApiError):
     code, status = "ACTION_CONFLICT", 409

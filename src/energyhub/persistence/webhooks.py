@@ -6,7 +6,7 @@ transaction, and records the attempt only while it still holds the lease."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -17,7 +17,12 @@ from energyhub.domain.deliveries import DueDelivery, WebhookDelivery, WebhookEnd
 from energyhub.domain.events import OutboxEvent
 from energyhub.domain.webhooks import DeliveryStatus, EventType
 from energyhub.persistence.paging import page_of
-from energyhub.persistence.tables import webhook_deliveries, webhook_endpoints, webhook_events
+from energyhub.persistence.tables import (
+    accounts,
+    webhook_deliveries,
+    webhook_endpoints,
+    webhook_events,
+)
 from energyhub.persistence.types import UTCDateTime
 
 E = webhook_endpoints
@@ -140,6 +145,25 @@ class SqlWebhookRepository:
         )
         return [endpoint_from_row(r._mapping) for r in rows]
 
+    async def count_endpoints(self, account_id: str, environment: str) -> int:
+        """Live endpoints of this account and environment. On PostgreSQL the account's row
+        stays locked until the transaction ends, so concurrent creations count in turn
+        (SQLite has one writer)."""
+        if self._postgres:
+            await self._c.execute(
+                select(accounts.c.id).where(accounts.c.id == account_id).with_for_update()
+            )
+        count: int = (
+            await self._c.execute(
+                select(func.count()).where(
+                    E.c.account_id == account_id,
+                    E.c.environment == environment,
+                    E.c.deleted_at.is_(None),
+                )
+            )
+        ).scalar_one()
+        return count
+
     async def set_secret(self, endpoint_id: str, secret: str) -> None:
         await self._c.execute(update(E).where(E.c.id == endpoint_id).values(secret=secret))
 
@@ -184,15 +208,20 @@ class SqlWebhookRepository:
         return True
 
     # --- the outbox's fan-out ---------------------------------------------------------------
-    async def due_events(self, now: datetime, limit: int) -> list[OutboxEvent]:
-        """Events due for fan-out, oldest first; on PostgreSQL their rows stay locked (and
-        are skipped by other senders) until this transaction ends."""
+    async def due_events(
+        self, now: datetime, limit: int, skip_accounts: Collection[str] = ()
+    ) -> list[OutboxEvent]:
+        """Events due for fan-out, oldest first, but none of `skip_accounts`; on PostgreSQL
+        their rows stay locked (and are skipped by other senders) until this transaction
+        ends."""
         query = (
             select(EV)
             .where(EV.c.fanned_out_at.is_(None), EV.c.deliver_after <= now)
             .order_by(EV.c.deliver_after)
             .limit(limit)
         )
+        if skip_accounts:
+            query = query.where(EV.c.account_id.not_in(list(skip_accounts)))
         if self._postgres:
             query = query.with_for_update(skip_locked=True)
         return [
@@ -246,13 +275,20 @@ class SqlWebhookRepository:
             )
 
     # --- the delivery queue ---------------------------------------------------------------
-    async def claim_due(
-        self, owner: str, now: datetime, lease_until: datetime, limit: int
+    async def due_deliveries(
+        self,
+        now: datetime,
+        limit: int,
+        skip_accounts: Collection[str] = (),
+        skip_endpoints: Collection[str] = (),
     ) -> list[DueDelivery]:
-        """Leases up to `limit` deliveries due now that nobody holds (or whose holder's
-        lease ran out), earliest first, with their endpoint's address and secret."""
-        due = (
-            select(D.c.pk)
+        """Up to `limit` deliveries due now that nobody holds (or whose holder's lease ran
+        out), earliest first, none of `skip_accounts` or `skip_endpoints`, with their
+        endpoint's address and secret. On PostgreSQL their rows stay locked (and are
+        skipped by other senders) until this transaction ends: lease the ones to keep."""
+        query = (
+            select(D, E.c.url, E.c.secret, E.c.enabled, E.c.deleted_at)
+            .join(E, E.c.id == D.c.endpoint_id)
             .where(
                 D.c.next_attempt_at <= now,
                 or_(D.c.lease_until.is_(None), D.c.lease_until <= now),
@@ -260,20 +296,12 @@ class SqlWebhookRepository:
             .order_by(D.c.next_attempt_at)
             .limit(limit)
         )
+        if skip_accounts:
+            query = query.where(D.c.account_id.not_in(list(skip_accounts)))
+        if skip_endpoints:
+            query = query.where(D.c.endpoint_id.not_in(list(skip_endpoints)))
         if self._postgres:
-            due = due.with_for_update(skip_locked=True)
-        pks = [r.pk for r in await self._c.execute(due)]
-        if not pks:
-            return []
-        await self._c.execute(
-            update(D).where(D.c.pk.in_(pks)).values(lease_owner=owner, lease_until=lease_until)
-        )
-        rows = await self._c.execute(
-            select(D, E.c.url, E.c.secret, E.c.enabled, E.c.deleted_at)
-            .join(E, E.c.id == D.c.endpoint_id)
-            .where(D.c.pk.in_(pks))
-            .order_by(D.c.next_attempt_at)
-        )
+            query = query.with_for_update(skip_locked=True, of=D)
         return [
             DueDelivery(
                 delivery=delivery_from_row(r._mapping),
@@ -281,8 +309,19 @@ class SqlWebhookRepository:
                 secret=r.secret,
                 deliverable=bool(r.enabled) and r.deleted_at is None,
             )
-            for r in rows
+            for r in await self._c.execute(query)
         ]
+
+    async def lease_deliveries(
+        self, owner: str, delivery_ids: Sequence[str], lease_until: datetime
+    ) -> None:
+        """Leases these deliveries (found by `due_deliveries` in this transaction) to `owner`."""
+        if delivery_ids:
+            await self._c.execute(
+                update(D)
+                .where(D.c.id.in_(list(delivery_ids)))
+                .values(lease_owner=owner, lease_until=lease_until)
+            )
 
     async def extend_leases(
         self, owner: str, delivery_ids: Sequence[str], lease_until: datetime

@@ -1,20 +1,23 @@
 """The webhook sender (DESIGN "Events go out through an outbox"; CONTRACT 9).
 
 Each due event becomes one delivery per matching endpoint of its account and environment
-(enabled, not deleted, its filter accepts the event), written already leased to this
-sender, which attempts it at once. Due retries and resends are claimed with a lease. Up to
-`concurrency` attempts run side by side, outside any transaction; their results are
-recorded a batch at a time (one executemany), and only for deliveries the sender still
-holds. A sender that dies loses nothing: its leases run out and another sender claims the
-deliveries again, with the same `webhook-id` and body (receivers dedupe on them)."""
+(enabled, not deleted, its filter accepts the event). A run leases only what it is about
+to attempt: deliveries that fit its slots (`domain.delivery_slots`: round-robin over
+accounts and endpoints, a cap per endpoint, slots kept for accounts with nothing under
+way) are written already leased to it; the others of the event are written due, and due
+retries and resends are claimed the same way, a bounded number at a time. Attempts run
+outside any transaction; their results are recorded a batch at a time (one executemany),
+and only for deliveries the sender still holds. A sender that dies loses nothing: its
+leases run out and another sender claims the deliveries again, with the same `webhook-id`
+and body (receivers dedupe on them)."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 import random
-from collections import deque
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
@@ -28,12 +31,14 @@ from energyhub.domain.deliveries import (
     after_attempt,
     attempt_json,
 )
+from energyhub.domain.delivery_slots import DeliverySlots, SlotLimits
 from energyhub.domain.events import OutboxEvent
 from energyhub.domain.webhooks import DEFAULT_RETRY_SCHEDULE_S, DeliveryStatus, endpoint_accepts
 from energyhub.outbound.webhook_client import AttemptOutcome, WebhookRequest
 from energyhub.services.ids import prefixed_id
 from energyhub.services.ports import UnitOfWorkFactory
 from energyhub.services.secrets import CredentialCipher
+from energyhub.services.webhook_pump import SenderRun
 from energyhub.services.webhooks import open_signing_secret
 
 log = logging.getLogger(__name__)
@@ -43,11 +48,15 @@ LEASE = timedelta(seconds=20)
 so a slow receiver (15 s timeout) keeps its attempt; a dead sender's work is claimed again
 this long after its last renewal."""
 CONCURRENCY = 50
-BATCH = 200
+PER_ENDPOINT = 10
+BATCH = 200  # deliveries one fetch may offer at most
+RENEW_CHUNK = 100
+"""Leases renewed by one statement: a run holds a bounded number (see `SlotLimits.held`),
+and no statement carries more ids than this."""
 RECORD_BATCH = 50
 RECHECK_S = 0.5
-SECRETS_CACHED = 10_000  # opened signing secrets kept (a rotation leaves the old one unused)
 """While slow attempts are under way, how often to look for new due work anyway."""
+SECRETS_CACHED = 10_000  # opened signing secrets kept (a rotation leaves the old one unused)
 
 
 class AttemptSender(Protocol):
@@ -57,6 +66,16 @@ class AttemptSender(Protocol):
 
 
 Finished = tuple[DueDelivery, AttemptOutcome | None]  # None: not sent (endpoint gone)
+
+
+@dataclass(frozen=True, slots=True)
+class Fetched:
+    """What one look for work leased. `dry`: it saw all the due work it could take (with
+    the accounts and endpoints it skipped), so looking again finds nothing new until
+    something changes."""
+
+    leased: list[DueDelivery]
+    dry: bool  # it saw all it could take, or took nothing
 
 
 class WebhookSender:
@@ -70,13 +89,16 @@ class WebhookSender:
         retry_schedule: Sequence[float] = DEFAULT_RETRY_SCHEDULE_S,
         rng: random.Random | None = None,
         concurrency: int = CONCURRENCY,
+        per_endpoint: int = PER_ENDPOINT,
         batch: int = BATCH,
         lease: timedelta = LEASE,
         recheck_s: float = RECHECK_S,
     ) -> None:
         """`cipher` opens the stored signing secrets. `rng` draws the retry jitter; tests
-        seed it. `recheck_s`: how often a run looks for new work while only slow attempts
-        are under way."""
+        seed it. `concurrency`: attempts at once (a fifth of them kept for accounts with
+        none under way), at most `per_endpoint` of them to one endpoint. `batch`:
+        deliveries one look for work may lease at most. `recheck_s`: how often a run looks
+        for new work while only slow attempts are under way."""
         self._uow = uow
         self._client = client
         self._clock = clock
@@ -84,10 +106,10 @@ class WebhookSender:
         self._secrets: dict[str, str] = {}  # stored -> in the clear, so each opens once
         self._schedule = tuple(retry_schedule)
         self._rng = rng or random.Random()
-        self._concurrency = concurrency
-        self._batch = batch
+        self.limits = SlotLimits(concurrency, concurrency // 5, min(per_endpoint, concurrency))
+        self.batch = batch
         self._lease = lease
-        self._recheck_s = recheck_s
+        self.recheck_s = recheck_s
 
     async def next_due_at(self) -> datetime | None:
         async with self._uow() as tx:
@@ -97,31 +119,90 @@ class WebhookSender:
         """Fans out due events and attempts every due delivery; returns when nothing due is
         left and every attempt is recorded, with how many deliveries it attempted or ended.
         `wakeup`, when set meanwhile, makes it look for new work at once."""
-        return await _Run(self, owner, wakeup).run()
+        return await SenderRun(self, owner, wakeup).run()
 
     # --- fan-out and claiming -------------------------------------------------------------
-    async def fan_out(self, owner: str, limit: int) -> tuple[list[DueDelivery], int]:
-        """Turns up to `limit` due events into deliveries, leased to `owner`, in one
-        transaction (an event's row is locked meanwhile, so no two senders fan it out).
-        Returns the deliveries and how many events it took (fewer than `limit`: no more
-        are due)."""
+    async def fan_out(
+        self, owner: str, slots: DeliverySlots, budget: int, skip_accounts: Collection[str]
+    ) -> Fetched:
+        """Turns due events (oldest first, none of `skip_accounts`) into deliveries, in one
+        transaction (an event's row is locked meanwhile, so no two senders fan it out),
+        until about `budget` deliveries are made. Those `slots` admits are written leased
+        to `owner`; the others are written due, for a later claim: a slow endpoint's
+        deliveries wait as rows, not in memory, and the events behind them are not held up."""
         now = self._clock.now()
-        async with self._uow() as tx:
-            events = await tx.webhooks.due_events(now, limit)
-            if not events:
-                return [], 0
-            endpoints = await tx.webhooks.active_endpoints(sorted({e.account_id for e in events}))
-            made = list(_deliveries_for(events, endpoints, now))
-            await tx.webhooks.add_deliveries([d.delivery for d in made], owner, now + self._lease)
-            await tx.webhooks.mark_fanned_out([e.id for e in events], now)
-        return made, len(events)
+        leased: list[DueDelivery] = []
+        try:
+            async with self._uow() as tx:
+                events = await tx.webhooks.due_events(now, budget, skip_accounts)
+                if not events:
+                    return Fetched([], True)
+                accounts = sorted({e.account_id for e in events})
+                scopes = _by_scope(await tx.webhooks.active_endpoints(accounts))
+                taken: list[str] = []
+                unleased: list[WebhookDelivery] = []
+                for event in events:
+                    if len(leased) + len(unleased) >= budget:
+                        break
+                    made = list(_deliveries_for(event, scopes, now))
+                    admitted = slots.admit(made) if made else []
+                    ids = {d.delivery.id for d in admitted}
+                    leased.extend(admitted)
+                    unleased.extend(d.delivery for d in made if d.delivery.id not in ids)
+                    taken.append(event.id)
+                await tx.webhooks.add_deliveries(
+                    [d.delivery for d in leased], owner, now + self._lease
+                )
+                await tx.webhooks.add_deliveries(unleased)
+                await tx.webhooks.mark_fanned_out(taken, now)
+        except BaseException:
+            slots.withdraw(leased)
+            raise
+        slots.leased(leased)  # committed: they may start (a result recorded earlier is lost)
+        return Fetched(leased, len(events) < budget and len(taken) == len(events))
 
-    async def claim(self, owner: str, limit: int) -> tuple[list[DueDelivery], int]:
-        """Leases up to `limit` due retries and resends; returns them and their number."""
+    async def claim(
+        self,
+        owner: str,
+        slots: DeliverySlots,
+        budget: int,
+        skip_accounts: Collection[str],
+        skip_endpoints: Collection[str],
+        held: Collection[str] = (),
+    ) -> Fetched:
+        """Leases the due retries, resends and waiting deliveries that `slots` admits, of up
+        to `budget` due ones (earliest first) not of `skip_accounts` or `skip_endpoints`
+        and not already `held` by this run."""
         now = self._clock.now()
-        async with self._uow() as tx:
-            claimed = await tx.webhooks.claim_due(owner, now, now + self._lease, limit)
-        return claimed, len(claimed)
+        picked: list[DueDelivery] = []
+        try:
+            async with self._uow() as tx:
+                due = await tx.webhooks.due_deliveries(now, budget, skip_accounts, skip_endpoints)
+                picked = slots.admit(d for d in due if d.delivery.id not in held)
+                await tx.webhooks.lease_deliveries(
+                    owner, [d.delivery.id for d in picked], now + self._lease
+                )
+        except BaseException:
+            slots.withdraw(picked)
+            raise
+        slots.leased(picked)
+        saw_all = len(due) < budget and len(picked) == len(due)
+        return Fetched(picked, saw_all or not picked)
+
+    async def keep_leases(self, owner: str, held: Callable[[], list[str]]) -> None:
+        """Renews every lease the run holds, every quarter of the lease, `RENEW_CHUNK` ids a
+        statement (and a transaction), so no statement grows with the work held."""
+        while True:
+            await asyncio.sleep(self._lease.total_seconds() / 4)
+            ids = held()
+            until = self._clock.now() + self._lease
+            for start in range(0, len(ids), RENEW_CHUNK):
+                chunk = ids[start : start + RENEW_CHUNK]
+                try:
+                    async with self._uow() as tx:
+                        await tx.webhooks.extend_leases(owner, chunk, until)
+                except Exception:
+                    log.exception("renewing %d webhook delivery leases failed", len(chunk))
 
     # --- attempts -------------------------------------------------------------------------
     def _secret(self, stored: str) -> str:
@@ -132,7 +213,7 @@ class WebhookSender:
             opened = self._secrets[stored] = open_signing_secret(self._cipher, stored)
         return opened
 
-    async def _attempt(self, due: DueDelivery) -> AttemptOutcome:
+    async def attempt(self, due: DueDelivery) -> AttemptOutcome:
         delivery = due.delivery
         request = WebhookRequest(
             delivery_id=delivery.id,
@@ -159,7 +240,7 @@ class WebhookSender:
             )
         return outcome
 
-    async def _record(self, owner: str, finished: Sequence[Finished]) -> int:
+    async def record(self, owner: str, finished: Sequence[Finished]) -> int:
         """Stores each attempt and what follows it, in one executemany that skips the
         deliveries this sender no longer holds. A failure leaves them to their leases.
         Returns how many it stored or tried to."""
@@ -202,192 +283,39 @@ class WebhookSender:
             updated_at=now,
         )
 
-    async def _keep_leases(self, owner: str, held: Callable[[], list[str]]) -> None:
-        while True:
-            await asyncio.sleep(self._lease.total_seconds() / 4)
-            ids = held()
-            if not ids:
-                continue
-            try:
-                async with self._uow() as tx:
-                    await tx.webhooks.extend_leases(owner, ids, self._clock.now() + self._lease)
-            except Exception:
-                log.exception("renewing %d webhook delivery leases failed", len(ids))
 
-
-EVENTS, RETRIES = "events", "retries"
-
-
-class _Run:
-    """One `run_due`: a pump that keeps up to `concurrency` attempts under way, fetches more
-    work while they run (new events' deliveries first, then due retries, in turn), and
-    records finished attempts in batches, recording in the background too."""
-
-    MAX_RECORDERS = 2
-
-    def __init__(self, sender: WebhookSender, owner: str, wakeup: asyncio.Event | None) -> None:
-        self.s = sender
-        self.owner = owner
-        self.wakeup = wakeup
-        self.queue: deque[DueDelivery] = deque()
-        self.sending: dict[asyncio.Task[AttemptOutcome], DueDelivery] = {}
-        self.finished: list[Finished] = []
-        self.recording: dict[asyncio.Task[int], list[Finished]] = {}
-        self.fetching: tuple[asyncio.Task[tuple[list[DueDelivery], int]], str, int] | None = None
-        self.exhausted: set[str] = set()  # sources that had nothing more at their last look
-        self.last_source: str | None = None
-        self.waiter: asyncio.Task[bool] | None = None
-        self.done = 0
-        self.fetch_failed = False
-
-    async def run(self) -> int:
-        keeper = asyncio.create_task(self.s._keep_leases(self.owner, self.held))
-        try:
-            while True:
-                self.fetch()
-                self.start_attempts()
-                self.record()
-                if self.idle():
-                    if self.wakeup is not None and self.wakeup.is_set():
-                        self.look_again()
-                        continue
-                    if self.fetch_failed:  # the worker backs off before trying again
-                        raise RuntimeError("looking for due webhook work failed (logged)")
-                    return self.done
-                await self.wait()
-        finally:
-            leftovers: list[asyncio.Task[Any]] = [keeper, *self.sending, *self.recording]
-            if self.fetching is not None:
-                leftovers.append(self.fetching[0])
-            if self.waiter is not None:
-                leftovers.append(self.waiter)
-            for task in leftovers:
-                task.cancel()
-            await asyncio.gather(*leftovers, return_exceptions=True)
-
-    def held(self) -> list[str]:
-        recording = [due for batch in self.recording.values() for due, _ in batch]
-        pending = [*self.queue, *self.sending.values(), *(d for d, _ in self.finished)]
-        return [due.delivery.id for due in (*pending, *recording)]
-
-    def idle(self) -> bool:
-        return (
-            not (self.queue or self.sending or self.finished or self.recording or self.fetching)
-            and len(self.exhausted) == 2
-        )
-
-    def look_again(self) -> None:
-        if self.wakeup is not None:
-            self.wakeup.clear()
-        self.exhausted.clear()
-        self.last_source = None  # new events first
-
-    def fetch(self) -> None:
-        if self.fetching is not None or len(self.queue) >= self.s._concurrency:
-            return
-        sources = [s for s in (EVENTS, RETRIES) if s not in self.exhausted]
-        if not sources:
-            return
-        source = sources[0] if len(sources) == 1 or self.last_source != EVENTS else sources[1]
-        limit = self.s._batch
-        work = self.s.fan_out if source == EVENTS else self.s.claim
-        self.fetching = (asyncio.create_task(work(self.owner, limit)), source, limit)
-        self.last_source = source
-
-    def start_attempts(self) -> None:
-        while self.queue and len(self.sending) < self.s._concurrency:
-            due = self.queue.popleft()
-            if due.deliverable:
-                self.sending[asyncio.create_task(self.s._attempt(due))] = due
-            else:
-                self.finished.append((due, None))
-
-    def record(self) -> None:
-        if not self.finished or len(self.recording) >= self.MAX_RECORDERS:
-            return
-        if (
-            len(self.finished) >= RECORD_BATCH
-            or not self.sending
-            or (not self.queue and len(self.finished) >= len(self.sending))
-        ):
-            batch, self.finished = self.finished, []
-            self.recording[asyncio.create_task(self.s._record(self.owner, batch))] = batch
-
-    async def wait(self) -> None:
-        waiting: set[asyncio.Task[Any]] = {*self.sending, *self.recording}
-        if self.fetching is not None:
-            waiting.add(self.fetching[0])
-        looking = len(self.exhausted) < 2
-        if not looking and self.wakeup is not None:
-            if self.waiter is None or self.waiter.done():
-                self.waiter = asyncio.create_task(self.wakeup.wait())
-            waiting.add(self.waiter)
-        if not waiting:
-            return
-        done, _ = await asyncio.wait(
-            waiting,
-            timeout=None if looking or self.fetching else self.s._recheck_s,
-            return_when=asyncio.FIRST_COMPLETED,
-        )
-        for task in done:
-            if task in self.sending:
-                self.finished.append((self.sending.pop(task), task.result()))
-            elif task in self.recording:
-                del self.recording[task]
-                self.done += task.result()
-            elif self.fetching is not None and task is self.fetching[0]:
-                self.fetched(task)
-        if self.wakeup is not None and self.wakeup.is_set():
-            self.look_again()
-        elif not done:
-            self.look_again()  # RECHECK_S passed with slow attempts under way
-
-    def fetched(self, task: asyncio.Task[tuple[list[DueDelivery], int]]) -> None:
-        assert self.fetching is not None
-        _, source, limit = self.fetching
-        self.fetching = None
-        try:
-            found, taken = task.result()
-        except Exception:
-            log.exception("looking for due webhook work failed")
-            self.fetch_failed = True
-            self.exhausted.add(source)
-            return
-        held = set(self.held())  # a claim may renew a lease this run holds: not twice
-        self.queue.extend(due for due in found if due.delivery.id not in held)
-        if taken < limit:
-            self.exhausted.add(source)
-        else:
-            self.exhausted.discard(source)
-
-
-def _deliveries_for(
-    events: Iterable[OutboxEvent], endpoints: Iterable[WebhookEndpoint], now: datetime
-) -> Iterable[DueDelivery]:
-    """One delivery per event and matching endpoint: same account and environment, and the
-    endpoint's filter accepts the event."""
+def _by_scope(
+    endpoints: Iterable[WebhookEndpoint],
+) -> dict[tuple[str, str], list[WebhookEndpoint]]:
     by_scope: dict[tuple[str, str], list[WebhookEndpoint]] = {}
     for endpoint in endpoints:
         by_scope.setdefault((endpoint.account_id, endpoint.environment), []).append(endpoint)
-    for event in events:
-        body: str | None = None
-        for endpoint in by_scope.get((event.account_id, event.environment), ()):
-            if not endpoint_accepts(endpoint.events, event.type):
-                continue
-            if body is None:
-                body = orjson.dumps(event.payload).decode()
-            delivery = WebhookDelivery(
-                id=prefixed_id("msg"),
-                event_id=event.id,
-                endpoint_id=endpoint.id,
-                account_id=event.account_id,
-                environment=event.environment,
-                event_type=event.type.value,
-                body=body,
-                status=DeliveryStatus.PENDING,
-                attempts=(),
-                next_attempt_at=now,
-                created_at=now,
-                updated_at=now,
-            )
-            yield DueDelivery(delivery, endpoint.url, endpoint.secret)
+    return by_scope
+
+
+def _deliveries_for(
+    event: OutboxEvent, scopes: dict[tuple[str, str], list[WebhookEndpoint]], now: datetime
+) -> Iterable[DueDelivery]:
+    """One delivery per matching endpoint: same account and environment, and the endpoint's
+    filter accepts the event."""
+    body: str | None = None
+    for endpoint in scopes.get((event.account_id, event.environment), ()):
+        if not endpoint_accepts(endpoint.events, event.type):
+            continue
+        if body is None:
+            body = orjson.dumps(event.payload).decode()
+        delivery = WebhookDelivery(
+            id=prefixed_id("msg"),
+            event_id=event.id,
+            endpoint_id=endpoint.id,
+            account_id=event.account_id,
+            environment=event.environment,
+            event_type=event.type.value,
+            body=body,
+            status=DeliveryStatus.PENDING,
+            attempts=(),
+            next_attempt_at=now,
+            created_at=now,
+            updated_at=now,
+        )
+        yield DueDelivery(delivery, endpoint.url, endpoint.secret)

@@ -11,7 +11,7 @@ from datetime import datetime
 from energyhub.domain.accounts import Principal
 from energyhub.domain.clock import Clock
 from energyhub.domain.deliveries import WebhookDelivery, WebhookEndpoint
-from energyhub.domain.errors import DeliveryNotFound, EndpointNotFound
+from energyhub.domain.errors import DeliveryNotFound, EndpointLimitReached, EndpointNotFound
 from energyhub.domain.webhook_reach import (
     PrivateWebhookUrls,
     check_endpoint_url_reach,
@@ -30,6 +30,10 @@ from energyhub.services.secrets import CredentialCipher
 
 log = logging.getLogger(__name__)
 
+MAX_ENDPOINTS = 20
+"""Endpoints an account may have per environment (ENERGYHUB_WEBHOOK_MAX_ENDPOINTS): each event
+becomes a delivery per endpoint, so this bounds what one event costs the sender."""
+
 
 def open_signing_secret(cipher: CredentialCipher, stored: str) -> str:
     """A stored signing secret in the clear. Secrets are stored encrypted; one stored before
@@ -46,14 +50,17 @@ class WebhookService:
         wake: Callable[[datetime | None], None] = lambda _due: None,
         *,
         private_urls: PrivateWebhookUrls = PrivateWebhookUrls.SANDBOX,
+        max_endpoints: int = MAX_ENDPOINTS,
     ) -> None:
         """`cipher` encrypts the signing secrets at rest; `wake(due_at)` tells the sender
-        that a delivery is due (a resend); `private_urls` is ENERGYHUB_PRIVATE_WEBHOOK_URLS."""
+        that a delivery is due (a resend); `private_urls` is ENERGYHUB_PRIVATE_WEBHOOK_URLS;
+        `max_endpoints` (ENERGYHUB_WEBHOOK_MAX_ENDPOINTS) caps an environment's endpoints."""
         self._uow = uow
         self._clock = clock
         self._cipher = cipher
         self._wake = wake
         self._private_urls = private_urls
+        self._max_endpoints = max_endpoints
 
     # --- endpoints ------------------------------------------------------------------------
     async def create_endpoint(
@@ -64,7 +71,8 @@ class WebhookService:
         events: Sequence[EventType] | None = None,
     ) -> WebhookEndpoint:
         """A new endpoint with a fresh `whsec_` secret; nothing is sent to it now. A URL whose
-        host is an address the endpoint may not reach is refused now (names at delivery)."""
+        host is an address the endpoint may not reach is refused now (names at delivery), and
+        so is an endpoint over the environment's cap."""
         url = validate_endpoint_url(url)
         check_endpoint_url_reach(
             url, endpoint_reach(self._private_urls, principal.environment.value)
@@ -81,6 +89,14 @@ class WebhookService:
             created_at=self._clock.now(),
         )
         async with self._uow() as tx:
+            count = await tx.webhooks.count_endpoints(endpoint.account_id, endpoint.environment)
+            if count >= self._max_endpoints:
+                raise EndpointLimitReached(
+                    f"This environment already has {count} webhook endpoints, the most "
+                    f"allowed ({self._max_endpoints}): delete one you no longer use, or let one "
+                    "endpoint receive more event types, before adding another.",
+                    limit=self._max_endpoints,
+                )
             await tx.webhooks.add_endpoint(self._sealed(endpoint))
         log.info(
             "webhook endpoint %s created (account %s, %s)",

@@ -37,7 +37,7 @@ from energyhub.domain.accounts import Environment, Principal
 from energyhub.domain.capabilities import DeviceType
 from energyhub.domain.clock import Clock
 from energyhub.domain.deliveries import WebhookEndpoint
-from energyhub.domain.errors import ApiError
+from energyhub.domain.errors import ApiError, EndpointLimitReached
 from energyhub.domain.members import DashboardSession, Member
 from energyhub.domain.webhooks import DeliveryStatus, EventType
 from energyhub.services.accounts import AccountService
@@ -363,6 +363,10 @@ def dashboard_app(services: DashboardServices, settings: Settings) -> ASGIApp:
                 values["url"],
                 values["description"] or None,
                 _events(values["events"]) or None,
+            )
+        except EndpointLimitReached as error:  # not the URL's fault: said above the list
+            return await show_webhooks(
+                request, visitor, error.status, errors={"endpoints": error.message}, values=values
             )
         except ApiError as error:
             return await show_webhooks(

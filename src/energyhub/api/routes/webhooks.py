@@ -81,6 +81,14 @@ def _at(value: datetime | None) -> str | None:
     "/endpoints",
     status_code=201,
     response_model=Envelope[WebhookEndpointWithSecret],
+    responses={
+        422: {
+            "model": ErrorEnvelope,
+            "description": "ENDPOINT_LIMIT_REACHED: this environment already has as many "
+            "endpoints as allowed (ENERGYHUB_WEBHOOK_MAX_ENDPOINTS, default 20; "
+            "details.limit): delete one first",
+        }
+    },
 )
 async def create_endpoint(
     body: EndpointCreate, services: Services, context: Context, caller: Caller

@@ -1,0 +1,198 @@
+"""One run of the webhook sender: a pump that keeps the sender's slots busy, fairly.
+
+It looks for work (new events to fan out, then due deliveries to claim, in turn) while
+attempts run, leasing only what its `DeliverySlots` admit; starts attempts as slots free
+up, round-robin over accounts and endpoints; and records finished attempts in batches, in
+the background too. A look that found nothing is not repeated with the same (or more)
+accounts and endpoints skipped until `recheck_s` passes or the run is woken: skipping a
+noisy tenant's backlog costs a scan, done twice a second at most."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING, Any
+
+from energyhub.domain.deliveries import DueDelivery
+from energyhub.domain.delivery_slots import DeliverySlots
+from energyhub.outbound.webhook_client import AttemptOutcome
+
+if TYPE_CHECKING:
+    from energyhub.services.webhook_sender import Fetched, Finished, WebhookSender
+
+log = logging.getLogger(__name__)
+
+EVENTS, DUE = "events", "due"
+RECORD_BATCH = 50
+MAX_RECORDERS = 2
+Skips = tuple[frozenset[str], frozenset[str]]  # accounts, endpoints
+
+
+class SenderRun:
+    def __init__(self, sender: WebhookSender, owner: str, wakeup: asyncio.Event | None) -> None:
+        self.s = sender
+        self.owner = owner
+        self.wakeup = wakeup
+        self.slots = DeliverySlots(sender.limits)
+        self.sending: dict[asyncio.Task[AttemptOutcome], DueDelivery] = {}
+        self.finished: list[Finished] = []
+        self.recording: dict[asyncio.Task[int], list[Finished]] = {}
+        self.fetching: tuple[asyncio.Task[Fetched], str, Skips, int] | None = None
+        self.generation = 0  # a wake-up starts a new one: a look begun before it is stale
+        self.dry: dict[str, tuple[Skips, float]] = {}  # source -> skips and when it was dry
+        self.last_source: str | None = None
+        self.waiter: asyncio.Task[bool] | None = None
+        self.done = 0
+        self.fetch_failed = False
+
+    async def run(self) -> int:
+        keeper = asyncio.create_task(self.s.keep_leases(self.owner, self.held))
+        try:
+            while True:
+                self.fetch()
+                self.start_attempts()
+                self.record()
+                if self.idle():
+                    if self.wakeup is not None and self.wakeup.is_set():
+                        self.look_again()
+                        continue
+                    if self.fetch_failed:  # the worker backs off before trying again
+                        raise RuntimeError("looking for due webhook work failed (logged)")
+                    return self.done
+                await self.wait()
+        finally:
+            leftovers: list[asyncio.Task[Any]] = [keeper, *self.sending, *self.recording]
+            if self.fetching is not None:
+                leftovers.append(self.fetching[0])
+            if self.waiter is not None:
+                leftovers.append(self.waiter)
+            for task in leftovers:
+                task.cancel()
+            await asyncio.gather(*leftovers, return_exceptions=True)
+
+    def held(self) -> list[str]:
+        """Every delivery whose lease this run holds: waiting, under way or being recorded."""
+        recording = [due for batch in self.recording.values() for due, _ in batch]
+        done = [*(d for d, _ in self.finished), *recording]
+        return [
+            *self.slots.waiting_ids(),
+            *(d.delivery.id for d in self.sending.values()),
+            *(d.delivery.id for d in done),
+        ]
+
+    def idle(self) -> bool:
+        busy = self.slots.held or self.sending or self.finished or self.recording
+        return not busy and self.fetching is None and len(self.dry) == 2
+
+    def look_again(self) -> None:
+        if self.wakeup is not None:
+            self.wakeup.clear()
+        self.dry.clear()
+        self.generation += 1
+        self.last_source = None  # new events first
+
+    def skips(self, source: str) -> Skips:
+        """What a look at `source` skips. Claims skip accounts and endpoints once half their
+        waiting room is used (so they fetch in batches); fan-out skips only full accounts:
+        an event of an account with room is made into deliveries even when some of its
+        endpoints are full (those wait as due rows), so the account's other endpoints, and
+        the events behind it, are not held up."""
+        if source == EVENTS:
+            return frozenset(self.slots.full_accounts(half=False)), frozenset()
+        return frozenset(self.slots.full_accounts()), frozenset(self.slots.full_endpoints())
+
+    def is_dry(self, source: str, skips: Skips) -> bool:
+        """Whether looking at `source` with these skips would find nothing new."""
+        found = self.dry.get(source)
+        if found is None:
+            return False
+        (accounts, endpoints), at = found
+        if asyncio.get_running_loop().time() - at > self.s.recheck_s:
+            del self.dry[source]
+            return False
+        return skips[0] >= accounts and skips[1] >= endpoints
+
+    def fetch(self) -> None:
+        if self.fetching is not None or self.fetch_failed:
+            return
+        budget = min(self.slots.room(), self.s.batch)
+        if budget <= 0:
+            return
+        sources = [s for s in (EVENTS, DUE) if not self.is_dry(s, self.skips(s))]
+        if not sources:
+            return
+        source = sources[0] if len(sources) == 1 or self.last_source != EVENTS else sources[1]
+        skips = self.skips(source)
+        accounts, endpoints = skips
+        if source == EVENTS:
+            work = self.s.fan_out(self.owner, self.slots, budget, accounts)
+        else:
+            held = set(self.held())  # a claim may find a lease this run holds: not twice
+            work = self.s.claim(self.owner, self.slots, budget, accounts, endpoints, held)
+        self.fetching = (asyncio.create_task(work), source, skips, self.generation)
+        self.last_source = source
+
+    def start_attempts(self) -> None:
+        while (due := self.slots.start_next()) is not None:
+            self.sending[asyncio.create_task(self.s.attempt(due))] = due
+
+    def record(self) -> None:
+        if not self.finished or len(self.recording) >= MAX_RECORDERS:
+            return
+        if (
+            len(self.finished) >= RECORD_BATCH
+            or not self.sending
+            or (not self.slots.waiting and len(self.finished) >= len(self.sending))
+        ):
+            batch, self.finished = self.finished, []
+            self.recording[asyncio.create_task(self.s.record(self.owner, batch))] = batch
+
+    async def wait(self) -> None:
+        waiting: set[asyncio.Task[Any]] = {*self.sending, *self.recording}
+        if self.fetching is not None:
+            waiting.add(self.fetching[0])
+        if self.wakeup is not None:
+            if self.waiter is None or self.waiter.done():
+                self.waiter = asyncio.create_task(self.wakeup.wait())
+            waiting.add(self.waiter)
+        # not looking: tick, so a look found dry is repeated after recheck_s at the latest
+        timeout = None if self.fetching else self.s.recheck_s
+        done: set[asyncio.Task[Any]] = set()
+        if waiting:
+            done, _ = await asyncio.wait(
+                waiting, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
+            )
+        elif timeout is not None:
+            await asyncio.sleep(timeout)
+        for task in done:
+            if task in self.sending:
+                due = self.sending.pop(task)
+                self.slots.finished(due)
+                self.finished.append((due, task.result()))
+            elif task in self.recording:
+                del self.recording[task]
+                self.done += task.result()
+            elif self.fetching is not None and task is self.fetching[0]:
+                self.fetched(task)
+        if self.wakeup is not None and self.wakeup.is_set():
+            self.look_again()
+        elif not done:
+            self.look_again()  # recheck_s passed with slow attempts under way
+
+    def fetched(self, task: asyncio.Task[Fetched]) -> None:
+        assert self.fetching is not None
+        _, source, skips, generation = self.fetching
+        self.fetching = None
+        try:
+            found = task.result()
+        except Exception:
+            log.exception("looking for due webhook work failed")
+            self.fetch_failed = True
+            self.dry[EVENTS] = self.dry[DUE] = (skips, asyncio.get_running_loop().time())
+            return
+        # ended unsent (their endpoint is gone): they take no slot
+        self.finished.extend((due, None) for due in found.leased if not due.deliverable)
+        if found.dry and generation == self.generation:
+            self.dry[source] = (skips, asyncio.get_running_loop().time())
+        else:
+            self.dry.pop(source, None)

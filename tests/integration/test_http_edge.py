@@ -6,6 +6,7 @@ ENERGYHUB_PUBLIC_URL, links use the address the request arrived at, never its `H
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -23,6 +24,7 @@ from tests.integration.ocpp_support import PASSWORD, connect_charger
 from tests.processes import Service, start_service
 
 HEAD_TIMEOUT_S = 1.0
+SLACK_S = 3.0  # a loaded machine's event loop may answer late; the old server never closed
 MIB = 1024 * 1024
 
 
@@ -81,7 +83,8 @@ def _send_header_of(sock: socket.socket, size: int) -> None:
 def test_a_64_mib_header_is_answered_431(service: Service) -> None:
     with socket.create_connection(_address(service)) as sock:
         _send_header_of(sock, 64 * MIB)
-        sock.sendall(b"\r\n\r\n")
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            sock.sendall(b"\r\n\r\n")
         answer, _ = _read_all(sock, 10)
     assert answer.startswith(b"HTTP/1.1 431 "), answer[:200]
     assert b"32 KiB" in answer
@@ -118,7 +121,7 @@ def test_a_half_sent_head_is_closed_within_the_timeout(service: Service) -> None
         sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n")
         answer, closed = _read_all(sock, 10)
     assert answer.startswith(b"HTTP/1.1 408 "), answer[:200]
-    assert HEAD_TIMEOUT_S * 0.9 <= closed - began < HEAD_TIMEOUT_S + 1.5
+    assert HEAD_TIMEOUT_S * 0.9 <= closed - began < HEAD_TIMEOUT_S + SLACK_S
 
 
 def test_a_head_trickled_a_byte_at_a_time_is_closed_within_the_timeout(
@@ -139,7 +142,7 @@ def test_a_head_trickled_a_byte_at_a_time_is_closed_within_the_timeout(
                 answer = b""
         closed = time.monotonic()
     assert answer is not None, "the server kept a trickled head open for 10 s"
-    assert closed - began < HEAD_TIMEOUT_S + 1.5
+    assert closed - began < HEAD_TIMEOUT_S + SLACK_S
 
 
 def test_a_connection_that_sends_nothing_is_closed_within_the_timeout(service: Service) -> None:
@@ -147,7 +150,7 @@ def test_a_connection_that_sends_nothing_is_closed_within_the_timeout(service: S
         began = time.monotonic()
         answer, closed = _read_all(sock, 10)
     assert answer == b""
-    assert closed - began < HEAD_TIMEOUT_S + 1.5
+    assert closed - began < HEAD_TIMEOUT_S + SLACK_S
 
 
 def test_kept_alive_connections_idle_past_the_head_timeout_still_serve(service: Service) -> None:

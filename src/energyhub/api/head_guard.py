@@ -16,7 +16,7 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 MAX_HEAD_BYTES = 32 * 1024
 # After refusing, what the client still sends is read and dropped for this long, so it reads
 # the answer instead of a connection reset (closing with unread data sends a TCP RST).
-LINGER_S = 2.0
+LINGER_S = 5.0
 
 log = logging.getLogger(__name__)
 

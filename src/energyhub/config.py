@@ -3,6 +3,7 @@ time: `Settings()` is built once in bootstrap or the CLI and passed down."""
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Annotated
 
@@ -10,6 +11,8 @@ from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from energyhub.domain.webhook_reach import PrivateWebhookUrls
+
+log = logging.getLogger(__name__)
 
 DEFAULT_RETRY_SCHEDULE_S = (5, 300, 1800, 7200, 18000, 36000, 36000, 36000, 36000)
 
@@ -103,8 +106,15 @@ class Settings(BaseSettings):
     def _read_deprecated_private_urls(self) -> Settings:
         """ENERGYHUB_ALLOW_PRIVATE_WEBHOOK_URLS=true, from before the three-way setting, still
         lets every endpoint reach private addresses; the new setting wins when both are set."""
+        if self.allow_private_webhook_urls is None:
+            return self
         if self.allow_private_webhook_urls and "private_webhook_urls" not in self.model_fields_set:
             self.private_webhook_urls = PrivateWebhookUrls.ALL
+        log.warning(
+            "ENERGYHUB_ALLOW_PRIVATE_WEBHOOK_URLS is deprecated: set "
+            "ENERGYHUB_PRIVATE_WEBHOOK_URLS=%s instead (none, sandbox or all)",
+            self.private_webhook_urls.value,
+        )
         return self
 
     @property

@@ -98,7 +98,7 @@ async def running_service(
         "key_cache_ttl_s": 0,
         "immediate_retry_backoff_s": (0, 0),
         "live_event_delay_s": 0,
-        "allow_private_webhook_urls": True,
+        "private_webhook_urls": "all",
         **settings,
     }
     container = await build_container(Settings(**values))

@@ -4,6 +4,7 @@ and what creation can refuse from the URL alone."""
 from __future__ import annotations
 
 import ipaddress
+import logging
 
 import pytest
 
@@ -149,3 +150,12 @@ def test_an_unknown_value_is_refused_at_start(monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setenv("ENERGYHUB_PRIVATE_WEBHOOK_URLS", "loopback")
     with pytest.raises(ValueError, match="'none', 'sandbox' or 'all'"):
         Settings()
+
+
+def test_the_deprecated_setting_says_what_to_set(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setenv("ENERGYHUB_ALLOW_PRIVATE_WEBHOOK_URLS", "true")
+    with caplog.at_level(logging.WARNING, logger="energyhub.config"):
+        Settings()
+    assert "set ENERGYHUB_PRIVATE_WEBHOOK_URLS=all instead" in caplog.text

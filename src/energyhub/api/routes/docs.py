@@ -12,6 +12,10 @@ COMMON_ERRORS: dict[int | str, dict[str, Any]] = {
     404: {"model": ErrorEnvelope, "description": "NOT_FOUND or a resource's *_NOT_FOUND"},
     405: {"model": ErrorEnvelope, "description": "METHOD_NOT_ALLOWED"},
     413: {"model": ErrorEnvelope, "description": "PAYLOAD_TOO_LARGE: body over 64 KiB"},
+    415: {
+        "model": ErrorEnvelope,
+        "description": "UNSUPPORTED_MEDIA_TYPE: a body not sent as application/json (UTF-8)",
+    },
     429: {"model": ErrorEnvelope, "description": "RATE_LIMITED; see Retry-After"},
     500: {"model": ErrorEnvelope, "description": "INTERNAL_ERROR"},
 }

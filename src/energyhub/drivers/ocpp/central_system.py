@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 OCPP_PATH = "/ocpp/{charge_point_id}"
-_OCPP_PATH = re.compile(r"^/ocpp/(?P<charge_point_id>[^/]+)$")  # OCPP_PATH, as Starlette reads it
+_OCPP_PATH = re.compile(r"^/ocpp/(?P<charge_point_id>[^/\x00]+)$")  # OCPP_PATH; no NUL (PostgreSQL)
 REPLACED = 4000  # close code: a newer connection of the same charge point took over
 SILENT = 4001  # close code: missed heartbeats
 

@@ -108,7 +108,7 @@ def clock() -> FakeClock:
 
 @pytest.fixture
 async def client(clock: FakeClock) -> AsyncIterator[WebhookClient]:
-    client = WebhookClient(clock, timeout_s=10)
+    client = WebhookClient(clock, timeout_s=10, resolver=StaticResolver(LOCALHOST))
     yield client
     await client.aclose()
 
@@ -141,6 +141,10 @@ def assert_failed_cleanly(outcome: AttemptOutcome, secret: str) -> str:
     assert secret.removeprefix("whsec_") not in outcome.error
     assert "v1," not in outcome.error  # no signature
     return outcome.error
+
+
+LOCALHOST = {"localhost": ["::1", "127.0.0.1"]}
+"""What the system's resolver answers for localhost (the receivers listen on 127.0.0.1)."""
 
 
 class StaticResolver(AbstractResolver):
@@ -400,7 +404,7 @@ async def test_the_setting_decides_which_endpoints_reach_loopback(
     reaches_loopback: bool,
     host: str,
 ) -> None:
-    client = WebhookClient(clock, private_urls=policy)  # the system's resolver: localhost only
+    client = WebhookClient(clock, private_urls=policy, resolver=StaticResolver(LOCALHOST))
     try:
         outcome = await client.send(
             request(receiver.url("/ok", host=host), receiver.secret, environment=environment)

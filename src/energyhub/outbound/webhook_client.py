@@ -1,6 +1,6 @@
 """Sends one signed webhook attempt over HTTP (CONTRACT 9) and reports how it went.
 
-One `aiohttp.ClientSession` per trust level, kept for the client's life: connections are
+One `aiohttp.ClientSession` per reach (below), kept for the client's life: connections are
 pooled and kept alive, which is what makes ~1k+ deliveries/s from one process possible
 (httpx stalls at concurrency 50, see shared/notes/performance.md).
 

@@ -27,6 +27,7 @@ from energyhub.domain.events import EventDelays
 from energyhub.domain.sessions import ChargingSession
 from energyhub.drivers.ocpp.central_system import CentralSystem, OcppSettings
 from energyhub.drivers.ocpp.driver import OCPP_DRIVER, OcppDriver
+from energyhub.drivers.sandbox.command_log import SandboxCommandLog
 from energyhub.drivers.sandbox.driver import SandboxDriver
 from energyhub.drivers.sandbox.history import sandbox_history
 from energyhub.drivers.sandbox.sessions import SandboxCharger, sessions_between
@@ -142,7 +143,12 @@ async def build_container(
     read_cache = DeviceReadCache(None if settings.is_sqlite else SHARED_DATABASE_READ_CACHE_S)
     changes.subscribe(read_cache.invalidate)
     drivers: dict[str, DeviceDriver] = {
-        SANDBOX_DRIVER: SandboxDriver(settings.sandbox_completion_delay_s)
+        SANDBOX_DRIVER: SandboxDriver(
+            settings.sandbox_completion_delay_s,
+            None
+            if settings.sandbox_command_log_dir is None
+            else SandboxCommandLog(settings.sandbox_command_log_dir),
+        )
     }
     ocpp_store = SqlChargePointStore(engine)
     ocpp = CentralSystem(ocpp_store, clock, OcppSettings().config(), changes.publish)

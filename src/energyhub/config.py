@@ -41,6 +41,11 @@ class Settings(BaseSettings):
         "database is not SQLite (SQLite's sits in .energyhub/ beside the database file).",
     )
     sandbox_completion_delay_s: float = 2.0
+    sandbox_command_log_dir: Path | None = Field(
+        default=None,
+        description="When set, every command a sandbox device receives is appended there "
+        "as a JSON line (one file per process), repeats included.",
+    )
     sandbox_push_event_delay_s: float = 180.0
     sandbox_link_event_delay_s: float = 60.0
     live_event_delay_s: float = 0.0

@@ -51,11 +51,13 @@ class DriverError(Exception):
 @dataclass(frozen=True, slots=True)
 class CommandRequest:
     """A command in the device's declared units; `simulated_failure` is the sandbox block's
-    error code (spec 4.3), honoured only by the sandbox driver."""
+    error code (spec 4.3), honoured only by the sandbox driver; `action_id` names the action
+    that sends it (None for a window's restore), for drivers that log what they send."""
 
     command: str
     parameters: dict[str, float]
     simulated_failure: str | None = None
+    action_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

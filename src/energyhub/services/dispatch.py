@@ -340,7 +340,9 @@ class Dispatcher:
         if device.vpp_locked_until is not None and device.vpp_locked_until > now:
             locked = VppLocked(until=isoformat_utc(device.vpp_locked_until))
             return DriverError(locked.code, locked.message, retryable=True)
-        request = CommandRequest(action.command, action.device_parameters, action.simulated_failure)
+        request = CommandRequest(
+            action.command, action.device_parameters, action.simulated_failure, action.id
+        )
         receipt, failure = await self._send(device, request, immediate=immediate)
         if receipt is not None:
             return receipt

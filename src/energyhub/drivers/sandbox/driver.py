@@ -16,14 +16,18 @@ from energyhub.drivers.base import (
     unlinked_reading,
 )
 from energyhub.drivers.sandbox import simulator
+from energyhub.drivers.sandbox.command_log import SandboxCommandLog
 from energyhub.drivers.sandbox.profiles import PROFILES
 
 
 class SandboxDriver:
-    instant = True  # a pure function of time and the last command: no I/O
+    instant = True  # a pure function of time and the last command (plus a log line)
 
-    def __init__(self, completion_delay_s: float) -> None:
+    def __init__(
+        self, completion_delay_s: float, command_log: SandboxCommandLog | None = None
+    ) -> None:
         self._completion_delay_s = completion_delay_s
+        self._command_log = command_log
 
     async def read(self, device: Device, now: datetime) -> DeviceReading:
         unlinked = unlinked_reading(device, now)  # the simulated vendor refuses our login
@@ -34,8 +38,31 @@ class SandboxDriver:
     async def send_command(
         self, device: Device, request: CommandRequest, now: datetime
     ) -> CommandReceipt:
-        """Accepted at once, completed after the configured delay. The sandbox block asks for
-        `result: failed`, so its code fails the push for good (never deferred)."""
+        """Accepted at once, completed after the configured delay; each call goes to the
+        command log (if one is set) with the device's answer before the answer returns."""
+        try:
+            receipt = self._answer(device, request, now)
+        except DriverError as refusal:
+            self._log(device, request, now, refusal.code)
+            raise
+        answer = "alreadyActive" if receipt.result.get("alreadyActive") else "accepted"
+        self._log(device, request, now, answer)
+        return receipt
+
+    def _log(self, device: Device, request: CommandRequest, now: datetime, answer: str) -> None:
+        if self._command_log is not None:
+            self._command_log.record(
+                at=now,
+                device_id=device.id,
+                action_id=request.action_id,
+                command=request.command,
+                parameters=request.parameters,
+                answer=answer,
+            )
+
+    def _answer(self, device: Device, request: CommandRequest, now: datetime) -> CommandReceipt:
+        """The sandbox block asks for `result: failed`, so its code fails the push for good
+        (never deferred)."""
         refuse_if_unlinked(device)
         if request.simulated_failure is not None:
             failure = device_failure_for(request.simulated_failure)

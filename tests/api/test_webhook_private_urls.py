@@ -189,3 +189,12 @@ async def test_deprecated_allow_setting_still_lets_live_endpoints_reach_loopback
         assert (await create(api, live, url))[0] == CREATED
         assert await deliver_one(api, live, LIVE) == 1
     assert len(seen) == 1
+
+
+async def test_openapi_documents_the_refusal(tmp_path: Path, clock: FakeClock) -> None:
+    async with service(tmp_path, clock) as api:
+        document = (await api.client.get("/openapi.json")).json()
+    create_422 = document["paths"]["/webhooks/endpoints"]["post"]["responses"]["422"]
+    assert "WEBHOOK_URL_NOT_PUBLIC" in create_422["description"]
+    url = document["components"]["schemas"]["EndpointCreate"]["properties"]["url"]
+    assert "ENERGYHUB_PRIVATE_WEBHOOK_URLS" in url["description"]

@@ -86,7 +86,9 @@ def _at(value: datetime | None) -> str | None:
             "model": ErrorEnvelope,
             "description": "ENDPOINT_LIMIT_REACHED: this environment already has as many "
             "endpoints as allowed (ENERGYHUB_WEBHOOK_MAX_ENDPOINTS, default 20; "
-            "details.limit): delete one first",
+            "details.limit): delete one first. WEBHOOK_URL_NOT_PUBLIC: the URL's host is an "
+            "address this endpoint may not reach (details.host, details.allowed): use a "
+            "public host name or address",
         }
     },
 )

@@ -276,6 +276,7 @@ class Dispatcher:
         held = await tx.actions.held_by(owner, [a.id for a, _ in ready])
         now = self._clock.now()
         recorded: list[Action | None] = []
+        batched: list[Action] = []  # refusals record their own events
         action_changes: list[tuple[str, dict[str, Any]]] = []
         device_changes: list[tuple[str, dict[str, Any]]] = []
         last_actions: list[tuple[str, str, dict[str, Any]]] = []
@@ -296,13 +297,14 @@ class Dispatcher:
                 continue
             updated = _replace(action, **changes)
             recorded.append(updated)
+            batched.append(updated)
             action_changes.append((action.id, changes))
             device_changes.append((action.device_id, on_device))
             last_actions.append((action.device_id, action.id, last_action_body(updated)))
         await tx.actions.update_many(action_changes)
         await tx.devices.update_many(device_changes)
         await tx.devices.set_last_actions(last_actions)
-        await self.record_events(tx, [a for a in recorded if a is not None])
+        await self.record_events(tx, batched)
         return recorded
 
     # --- dispatch -------------------------------------------------------------------------

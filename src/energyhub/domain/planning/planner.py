@@ -1,0 +1,211 @@
+"""The charging planner: from a site's prices, limits and forecast, a charger's limits and
+a goal, the cheapest plan with the fewest charging blocks, and why, in one sentence.
+
+Choices:
+- Negative prices are used first, but only for the energy the goal needs: the planner does
+  not know how much more the car could take, and an unasked-for full battery is not a
+  saving the user chose. Without a goal, the cheapest third of the day is used anyway.
+- A goal that cannot be met takes every usable period before the ready-by time.
+- Re-planning is memoryless: the same prices and the energy still needed at a later `now`
+  give the rest of the same plan (or one of equal cost)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+
+from energyhub.domain.clock import ensure_utc
+from energyhub.domain.planning import explanation
+from energyhub.domain.planning.blocks import allocate
+from energyhub.domain.planning.intervals import Interval, build_intervals
+from energyhub.domain.planning.model import (
+    ChargerLimits,
+    Goal,
+    Plan,
+    PlanStatus,
+    Site,
+    Tariff,
+)
+from energyhub.domain.planning.prices import PricePeriod, Timeline
+from energyhub.domain.planning.slots import Slot, Source, append_merged, slots_for
+
+DAY = timedelta(hours=24)
+NO_GOAL_SHARE = DAY / 3
+DONE_KWH = 0.001
+
+
+def plan_charging(*, now: datetime, site: Site, charger: ChargerLimits, goal: Goal | None) -> Plan:
+    """The plan for one charger from `now` on."""
+    now = ensure_utc(now)
+    tz = site.timezone
+    if goal is not None and goal.energy_kwh <= DONE_KWH:
+        text = explanation.for_goal(
+            [],
+            now=now,
+            tz=tz,
+            currency="",
+            needed=0.0,
+            planned=0.0,
+            ready_by=ensure_utc(goal.ready_by),
+        )
+        currency = site.tariff.currency if site.tariff else None
+        return Plan(PlanStatus.DONE, (), 0.0, 0.0, currency, text)
+    if site.tariff is None:
+        return _charge_now(now, site, charger, goal, "No tariff is set")
+    if goal is None:
+        return _cheapest_third(now, site, charger, site.tariff)
+    ready_by = ensure_utc(goal.ready_by)
+    if ready_by <= now:
+        return _charge_now(
+            now,
+            site,
+            charger,
+            goal,
+            f"The ready-by time {explanation.clock(ready_by, tz)} has passed",
+        )
+    prices = site.tariff.import_prices.over(now, ready_by, tz)
+    if not prices:
+        return _charge_now(
+            now,
+            site,
+            charger,
+            goal,
+            f"No prices are known before {explanation.clock(ready_by, tz)}",
+        )
+    intervals = _intervals(prices, now, ready_by, site, charger)
+    allocation = allocate(intervals, goal.energy_kwh, charger.minimum_kw)
+    slots = slots_for(intervals, allocation)
+    planned = sum(allocation.energy)
+    text = explanation.for_goal(
+        slots,
+        now=now,
+        tz=tz,
+        currency=site.tariff.currency,
+        needed=goal.energy_kwh,
+        planned=planned,
+        ready_by=ready_by,
+    )
+    return _plan(
+        _status(slots, now),
+        slots,
+        intervals,
+        allocation.energy,
+        site.tariff.currency,
+        text,
+        max(0.0, goal.energy_kwh - planned),
+    )
+
+
+def _intervals(
+    prices: Sequence[PricePeriod],
+    start: datetime,
+    end: datetime,
+    site: Site,
+    charger: ChargerLimits,
+) -> list[Interval]:
+    tariff = site.tariff
+    export = None
+    if tariff is not None and tariff.export_prices is not None:
+        export_periods = tariff.export_prices.over(start, end, site.timezone)
+        export = Timeline([(p.start, p.end, p.price) for p in export_periods])
+    load = None
+    if site.forecast:
+        load = Timeline(
+            [(ensure_utc(p.start), ensure_utc(p.end), p.power_kw) for p in site.forecast]
+        )
+    return build_intervals(
+        prices,
+        export=export,
+        load=load,
+        ceiling_kw=charger.ceiling_kw,
+        minimum_kw=charger.minimum_kw,
+        grid_limit_kw=site.grid_limit_kw,
+    )
+
+
+def _status(slots: Sequence[Slot], now: datetime) -> PlanStatus:
+    if slots and slots[0].start <= now:
+        return PlanStatus.CHARGING
+    return PlanStatus.WAITING
+
+
+def _plan(
+    status: PlanStatus,
+    slots: Sequence[Slot],
+    intervals: Sequence[Interval],
+    energy: Sequence[float],
+    currency: str | None,
+    text: str,
+    shortfall: float = 0.0,
+) -> Plan:
+    cost = sum(iv.cost(e) for iv, e in zip(intervals, energy, strict=True))
+    surplus = sum(iv.surplus_energy(e) for iv, e in zip(intervals, energy, strict=True))
+    return Plan(status, tuple(slots), sum(energy), cost, currency, text, shortfall, surplus)
+
+
+def _charge_now(
+    now: datetime, site: Site, charger: ChargerLimits, goal: Goal | None, reason: str
+) -> Plan:
+    """Full power from now (within the site limit) until the goal's energy is in, or for
+    the next 24 hours without a goal; priced by the tariff where it is known."""
+    end = now + DAY
+    known = site.tariff.import_prices.over(now, end, site.timezone) if site.tariff else []
+    intervals = _intervals(_fill_gaps(known, now, end), now, end, site, charger)
+    needed = goal.energy_kwh if goal is not None else None
+    left = needed if needed is not None else float("inf")
+    energy: list[float] = []
+    slots: list[Slot] = []
+    for interval in intervals:
+        take = min(interval.capacity_kwh, left)
+        energy.append(take)
+        left -= take
+        if take > 0:
+            power = interval.capacity_kw
+            source: Source = "surplus" if interval.surplus_kw >= power else "grid"
+            finish = min(interval.start + timedelta(hours=take / power), interval.end)
+            append_merged(
+                slots, Slot(interval.start, finish, power, source, interval.cost(take) / take)
+            )
+    text = explanation.for_charge_now(reason, needed=needed)
+    shortfall = max(0.0, left) if needed is not None else 0.0
+    currency = site.tariff.currency if site.tariff else None
+    return _plan(PlanStatus.CHARGING, slots, intervals, energy, currency, text, shortfall)
+
+
+def _fill_gaps(prices: Sequence[PricePeriod], start: datetime, end: datetime) -> list[PricePeriod]:
+    """The periods, with price 0 wherever none is known, covering [start, end)."""
+    filled: list[PricePeriod] = []
+    cursor = start
+    for period in prices:
+        if period.start > cursor:
+            filled.append(PricePeriod(cursor, period.start, 0.0))
+        filled.append(period)
+        cursor = period.end
+    if cursor < end:
+        filled.append(PricePeriod(cursor, end, 0.0))
+    return filled
+
+
+def _cheapest_third(now: datetime, site: Site, charger: ChargerLimits, tariff: Tariff) -> Plan:
+    """No goal: full power in the cheapest periods that together make a third of the next
+    24 hours (whole periods; the last one may take the share past 8 hours). Among periods
+    of equal price, one next to a period already chosen goes first, then the earliest."""
+    end = now + DAY
+    periods = tariff.import_prices.over(now, end, site.timezone)
+    chosen: list[PricePeriod] = []
+    hours = timedelta()
+    left = list(periods)
+    while left and hours < NO_GOAL_SHARE:
+        cheapest = min(p.price for p in left)
+        candidates = [p for p in left if p.price == cheapest]
+        edges = {p.start for p in chosen} | {p.end for p in chosen}
+        pick = next((p for p in candidates if p.start in edges or p.end in edges), candidates[0])
+        left.remove(pick)
+        chosen.append(pick)
+        hours += pick.end - pick.start
+    chosen.sort(key=lambda p: p.start)
+    intervals = _intervals(chosen, now, end, site, charger)
+    allocation = allocate(intervals, float("inf"), charger.minimum_kw)
+    slots = slots_for(intervals, allocation)
+    text = explanation.for_no_goal(slots, now=now, tz=site.timezone, currency=tariff.currency)
+    return _plan(PlanStatus.NO_GOAL, slots, intervals, allocation.energy, tariff.currency, text)

@@ -60,9 +60,14 @@ def to_utc_in_range(value: datetime) -> datetime | None:
     return utc if EARLIEST <= utc < LATEST else None
 
 
+_LAST_STORED = LATEST - timedelta(milliseconds=1)
+
+
 def clamp_to_range(value: datetime) -> datetime:
     """An aware instant moved into [EARLIEST, LATEST) (the last millisecond before LATEST)."""
-    return min(max(value, EARLIEST), LATEST - timedelta(milliseconds=1))
+    if value < EARLIEST:
+        return EARLIEST
+    return _LAST_STORED if value > _LAST_STORED else value
 
 
 def ensure_utc(value: datetime) -> datetime:

@@ -204,6 +204,17 @@ class SqlActionRepository:
             query = query.with_for_update()
         return {row.id for row in await self._c.execute(query)}
 
+    async def superseded(self, action_ids: Sequence[str]) -> set[str]:
+        """Which of these actions' devices have since accepted an action that starts later."""
+        later = actions.alias("later")
+        newer = select(later.c.pk).where(
+            later.c.device_id == actions.c.device_id,
+            later.c.start > actions.c.start,
+            later.c.acknowledged_at.is_not(None),
+        )
+        query = select(actions.c.id).where(actions.c.id.in_(list(action_ids)), newer.exists())
+        return {row.id for row in await self._c.execute(query)}
+
     async def extend_leases(
         self, owner: str, action_ids: Sequence[str], lease_until: datetime
     ) -> None:

@@ -27,7 +27,7 @@ from energyhub.domain.actions import (
 from energyhub.domain.clock import Clock, isoformat_utc
 from energyhub.domain.conflicts import DeviceAction, retry_deadline
 from energyhub.domain.devices import Device
-from energyhub.domain.errors import VppLocked
+from energyhub.domain.errors import DeviceTimeout, VppLocked
 from energyhub.domain.events import EventDelays
 from energyhub.drivers.base import CommandReceipt, CommandRequest, DeviceReading, DriverError
 from energyhub.services.changes import DeviceChangeFeed
@@ -199,6 +199,7 @@ class Dispatcher:
             await self._run_claimed(claimed, owner)
 
     async def _run_claimed(self, claimed: Sequence[Action], owner: str) -> None:
+        claimed = await self._fail_superseded(claimed, owner)
         steps = [a for a in claimed if a.due_kind in (DueKind.DISPATCH, DueKind.COMPLETE)]
         devices = await self._devices_of(steps)
         outcomes = await asyncio.gather(
@@ -232,6 +233,26 @@ class Dispatcher:
                     await self.restore(action, owner)
                 except Exception:
                     log.exception("restoring after window %s failed", action.id)
+
+    async def _fail_superseded(self, claimed: Sequence[Action], owner: str) -> list[Action]:
+        """A dispatch whose device has since accepted a newer action (one that starts later)
+        is not sent: it would override that newer command. This happens when a process died
+        holding the dispatch and its lease ran out after the newer action had run. It fails
+        instead, as a retry that would come after the next action's start does. Returns
+        the rest of `claimed`."""
+        dispatches = [a.id for a in claimed if a.due_kind is DueKind.DISPATCH]
+        if not dispatches:
+            return list(claimed)
+        async with self._uow() as tx:
+            stale = await tx.actions.superseded(dispatches)
+            for action in claimed:
+                if action.id in stale:
+                    await self._record_refused(
+                        tx, action, owner, _superseded(), immediate=False, may_retry=False
+                    )
+        for device_id in {a.device_id for a in claimed if a.id in stale}:
+            self._changes.publish(device_id)
+        return [a for a in claimed if a.id not in stale]
 
     async def _devices_of(self, actions: Sequence[Action]) -> dict[str, Device]:
         if not actions:
@@ -416,10 +437,11 @@ class Dispatcher:
         failure: DriverError,
         *,
         immediate: bool,
+        may_retry: bool = True,
     ) -> Action | None:
         now = self._clock.now()
         next_try = None
-        if not immediate and failure.retryable:
+        if may_retry and not immediate and failure.retryable:
             others = [
                 as_device_action(a, now) for a in await tx.actions.in_play(action.device_id, now)
             ]
@@ -574,6 +596,15 @@ def _usable(action: Action, outcome: Outcome) -> bool:
         log.error("dispatcher call failed for action %s: %r", action.id, outcome)
         return False
     return True
+
+
+def _superseded() -> DriverError:
+    return DriverError(
+        DeviceTimeout.code,
+        "The device did not confirm this command in time (its dispatch was interrupted) and "
+        "a newer action has taken over the device since, so it is not sent again.",
+        retryable=True,
+    )
 
 
 def _mode_in_effect(device: Device) -> dict[str, Any]:

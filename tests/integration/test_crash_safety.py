@@ -23,6 +23,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from socket import gethostname
 from typing import Any
 
 import httpx
@@ -45,6 +46,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.postgres]
 DEVICES = 80
 COMMANDS = ("charge", "discharge", "idle", "charge", "discharge")  # one wave a second each
 KILL_IN_WAVE = 2  # short devices have no wave after this one
+CALLS_BEFORE_KILL = 10
 COMPLETION_DELAY_S = 1.5  # the wave before the kill is acknowledged, not yet completed
 
 
@@ -117,24 +119,31 @@ async def _plan(clients: list[httpx.AsyncClient]) -> tuple[dict[str, list[str]],
     return plan, first_wave
 
 
-def _log_sizes(directory: Path, services: list[Service]) -> list[int]:
-    sizes = []
-    for service in services:
-        found = list(directory.glob(f"commands-*-{service.process.pid}.jsonl"))
-        sizes.append(found[0].stat().st_size if found else 0)
-    return sizes
+def _logs(directory: Path, services: list[Service]) -> list[Path]:
+    return [directory / f"commands-{gethostname()}-{s.process.pid}.jsonl" for s in services]
+
+
+def _size(path: Path) -> int:
+    return path.stat().st_size if path.exists() else 0
 
 
 def _kill_first_caller(directory: Path, services: list[Service]) -> int:
-    """Kills whichever process calls a device first from now on: it has claimed a batch and
-    called at least one device, and has not yet recorded the answers. Returns its index.
-    (A blocking poll on purpose: the kill must land inside the batch, within a millisecond.)"""
-    before = _log_sizes(directory, services)
+    """Kills whichever process calls a device first from now on, once it has made a few
+    calls (or 10 ms after its first): it has claimed a batch and not yet recorded the
+    answers. Returns its index. (A blocking poll on purpose: the kill must land inside the
+    batch, within milliseconds.)"""
+    logs = _logs(directory, services)
+    before = [_size(log) for log in logs]
     deadline = time.monotonic() + 5
     while time.monotonic() < deadline:
-        now = _log_sizes(directory, services)
-        for index, (old, new) in enumerate(zip(before, now, strict=True)):
-            if new > old:
+        for index, log in enumerate(logs):
+            if _size(log) > before[index]:
+                enough = time.monotonic() + 0.01
+                while time.monotonic() < enough:
+                    with log.open("rb") as lines:
+                        lines.seek(before[index])
+                        if lines.read().count(b"\n") >= CALLS_BEFORE_KILL:
+                            break
                 services[index].kill()
                 return index
         time.sleep(0.0005)

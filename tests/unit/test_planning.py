@@ -100,12 +100,13 @@ def test_a_plan_on_the_spring_forward_night_fits_the_shorter_cheap_period() -> N
     schedule = tou(("01:00", "05:00", 0.09), ("05:00", "01:00", 0.30))
     goal = Goal(11.2, utc(2026, 3, 29, 5))  # 07:00 CEST
     plan = plan_charging(now=now, site=site(schedule), charger=ChargerLimits(2.8, 1.4), goal=goal)
-    # The 01:00-05:00 period lasts 3 h tonight: 8.4 kWh in it, the rest at 0.30 right
-    # before it or right after it, in one block.
+    # The 01:00-05:00 period lasts 3 h tonight (00:00-03:00 UTC): 8.4 kWh in it, the other
+    # 2.8 kWh at 0.30 right before or after it, in the same block.
     assert len(blocks_of(plan.slots)) == 1
+    assert plan.power_at(utc(2026, 3, 29, 0)) == pytest.approx(2.8)
+    assert plan.power_at(utc(2026, 3, 29, 2, 59)) == pytest.approx(2.8)
     assert plan.expected_energy_kwh == pytest.approx(11.2)
     assert plan.expected_cost == pytest.approx(8.4 * 0.09 + 2.8 * 0.30)
-    assert plan.slots[0].start == utc(2026, 3, 28, 23) or plan.slots[-1].end == utc(2026, 3, 29, 4)
 
 
 def test_time_of_use_periods_wrap_over_midnight_and_24_00_is_midnight() -> None:

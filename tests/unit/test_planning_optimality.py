@@ -169,8 +169,16 @@ def _scenario(rng: random.Random, index: int) -> Scenario:
             export = PriceSchedule(
                 periods=(PricePeriod(grid_from, ready_by, rng.choice([0.0, 0.08, 0.3])),)
             )
-    need = rng.uniform(0.05, 1.5) if rng.random() < 0.15 else rng.uniform(1, 75)
     ceiling = rng.choice([3.7, 7.4, 11.0, 22.0])
+    hours = (ready_by - now).total_seconds() / 3600
+    need = rng.choice(
+        [
+            rng.uniform(0.05, 1.5),  # less than the minimum power fills in one period
+            rng.uniform(1, 75),  # often more than fits: an unmeetable goal
+            rng.uniform(1, 0.6 * ceiling * hours),
+            rng.uniform(1, 0.6 * ceiling * hours),
+        ]
+    )
     minimum = rng.choice([1.38, 1.4, 4.14])
     limit = None if rng.random() < 0.4 else round(rng.uniform(3, 25), 1)
     return Scenario(
@@ -400,13 +408,19 @@ def test_plans_are_optimal_and_have_the_fewest_blocks() -> None:
     print(f"\nplanning optimality: seed {SEED} (ENERGYHUB_PLANNING_SEED), {SCENARIOS} scenarios")
     rng = random.Random(SEED)
     began = time.perf_counter()
-    worst_gap = 0.0
-    unmeetable = negative = extra_blocks_saved = 0
+    worst_gap = planning = 0.0
+    unmeetable = negative = several_blocks = no_prices = 0
     for index in range(SCENARIOS):
         s = _scenario(rng, index)
         segments = _segments(s)
         site = Site(BERLIN, s.limit, s.tariff, s.forecast)
+        planning_began = time.perf_counter()
         plan = plan_charging(now=s.now, site=site, charger=s.charger, goal=Goal(s.need, s.ready_by))
+        planning += time.perf_counter() - planning_began
+        if not segments:  # the prices end before now: the planner charges now, and says so
+            assert plan.explanation.startswith("No prices are known before"), s.name
+            no_prices += 1
+            continue
         most = sum(_capacity(s, seg) * seg.hours for seg in segments)
         target = min(s.need, most)
         energy, cost = _check_slots(s, segments, plan)
@@ -417,11 +431,11 @@ def test_plans_are_optimal_and_have_the_fewest_blocks() -> None:
             plan.expected_cost,
             cost,
         )
-        if s.need > most + 1e-9:
+        if s.need > most + 0.05:  # a smaller shortfall is not worth a warning
             unmeetable += 1
             assert "cannot be met" in plan.explanation, (s.name, plan.explanation)
             assert plan.shortfall_kwh > 0
-        if not segments or target <= 1e-9:
+        if target <= 1e-9:
             continue
         best = optimum_cost(s, segments, target)
         negative += best < 0
@@ -431,9 +445,11 @@ def test_plans_are_optimal_and_have_the_fewest_blocks() -> None:
         fewest = fewest_blocks(s, segments, target, best + 1e-7 + 1e-9 * abs(best))
         blocks = _blocks(plan.slots)
         assert blocks <= fewest, (s.name, blocks, fewest, plan.slots)
-        extra_blocks_saved += fewest < blocks
+        several_blocks += fewest > 1
     took = time.perf_counter() - began
     print(
         f"worst relative gap to the LP optimum {worst_gap:.2e}; {unmeetable} unmeetable goals; "
-        f"{negative} scenarios with a negative optimum; {took:.1f} s"
+        f"{several_blocks} optimums needing several blocks; {no_prices} without prices; "
+        f"{negative} scenarios with a negative optimum; {took:.1f} s in all, "
+        f"{planning * 1000 / SCENARIOS:.2f} ms a plan"
     )

@@ -16,8 +16,10 @@ shapes chosen so far can hold; the fewest blocks whose front brackets the energy
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from enum import Enum
 from itertools import groupby
 
@@ -64,6 +66,7 @@ def allocate(intervals: Sequence[Interval], energy: float, minimum_kw: float) ->
     if target <= TOLERANCE_KWH:
         return Allocation(tuple(0.0 for _ in intervals), tuple(Shape.EMPTY for _ in intervals))
     shapes = _fewest_blocks(intervals, ranges, target, minimum_kw)
+    shapes = _trim(intervals, ranges, shapes, target, minimum_kw)
     amounts = _fill(intervals, ranges, shapes, target, minimum_kw)
     return Allocation(amounts, _sooner(intervals, shapes, amounts, minimum_kw))
 
@@ -145,6 +148,9 @@ def _fewest_blocks(
         adjacent = previous_end == interval.start
         previous_end = interval.end
         options = _options(interval, span, minimum_kw)
+        if len(options) == 1 and len(fronts) == 1:  # nothing to choose: shift the one front
+            fronts = _shift(fronts, options[0], adjacent, target)
+            continue
         grown: dict[_State, list[_Node]] = {}
         for (blocks, reaches_end), front in fronts.items():
             continues = reaches_end and adjacent
@@ -161,7 +167,7 @@ def _fewest_blocks(
                     if new_least > target + TOLERANCE_KWH:
                         continue
                     bucket.append(_Node(new_least, min(node.most + most, target), shape, node))
-        fronts = {state: _pareto(nodes) for state, nodes in grown.items() if nodes}
+        fronts = _prune({state: _pareto(nodes) for state, nodes in grown.items() if nodes})
     best = min(
         (state for state, front in fronts.items() if front[-1].most >= target - TOLERANCE_KWH),
         key=lambda s: s[0],
@@ -172,6 +178,49 @@ def _fewest_blocks(
         shapes.append(step.shape)
         step = step.parent
     return tuple(reversed(shapes))
+
+
+def _shift(
+    fronts: dict[_State, list[_Node]],
+    option: tuple[Shape, float, float],
+    adjacent: bool,
+    target: float,
+) -> dict[_State, list[_Node]]:
+    """The one front through an interval with one shape (what most intervals have: full in
+    every cheapest plan, or empty in all)."""
+    [((blocks, reaches_end), front)] = fronts.items()
+    shape, least, most = option
+    if shape is Shape.EMPTY:
+        state = (blocks, False)
+    else:  # the one shape of a full interval
+        state = (blocks + (0 if reaches_end and adjacent else 1), True)
+    nodes = [
+        _Node(n.least + least, min(n.most + most, target), shape, n)
+        for n in front
+        if n.least + least <= target + TOLERANCE_KWH
+    ]
+    return {state: nodes} if nodes else {}
+
+
+def _prune(fronts: dict[_State, list[_Node]]) -> dict[_State, list[_Node]]:
+    """Fronts without the nodes a better state holds as well: fewer blocks so far, or as
+    many with the last run reaching the interval's end, is never worse later on (it adds
+    at most the one block the other saves by continuing a run)."""
+    kept: dict[_State, list[_Node]] = {}
+    better: list[_Node] = []
+    for state in sorted(fronts, key=lambda s: (s[0], not s[1])):
+        least = [n.least for n in better]
+        nodes = [n for n in fronts[state] if not _covered(n, better, least)]
+        if nodes:
+            kept[state] = nodes
+            better = _pareto(better + nodes)
+    return kept
+
+
+def _covered(node: _Node, front: list[_Node], least: list[float]) -> bool:
+    """Whether a front node holds at most as little and at least as much energy."""
+    index = bisect_right(least, node.least + TOLERANCE_KWH) - 1
+    return index >= 0 and front[index].most >= node.most - TOLERANCE_KWH
 
 
 def _pareto(nodes: list[_Node]) -> list[_Node]:
@@ -185,6 +234,61 @@ def _pareto(nodes: list[_Node]) -> list[_Node]:
     return front
 
 
+def _trim(
+    intervals: Sequence[Interval],
+    ranges: Sequence[_Range],
+    shapes: tuple[Shape, ...],
+    target: float,
+    minimum_kw: float,
+) -> tuple[Shape, ...]:
+    """Leave out the intervals the plan can do without, latest first, as long as the rest
+    still holds the energy in no more blocks: the programme picks any of the plans with the
+    fewest blocks, and one that charges in fewer intervals (at fuller power) reads better."""
+    blocks = _count_blocks(intervals, shapes)
+    for index in reversed(range(len(shapes))):
+        if shapes[index] is Shape.EMPTY or ranges[index].forced > TOLERANCE_KWH:
+            continue
+        trial = (*shapes[:index], Shape.EMPTY, *shapes[index + 1 :])
+        bounds = _bounds(intervals, ranges, trial, minimum_kw)
+        least = sum(lo for lo, _ in bounds)
+        most = sum(hi for _, hi in bounds)
+        fits = least <= target + TOLERANCE_KWH and most >= target - TOLERANCE_KWH
+        if fits and _count_blocks(intervals, trial) <= blocks:
+            shapes = trial
+    return shapes
+
+
+def _count_blocks(intervals: Sequence[Interval], shapes: Sequence[Shape]) -> int:
+    blocks = 0
+    reaches: datetime | None = None  # where the last run ended, if at an interval's end
+    for interval, shape in zip(intervals, shapes, strict=True):
+        if shape is Shape.EMPTY:
+            reaches = None
+            continue
+        continues = shape is not Shape.TO_END and reaches == interval.start
+        blocks += 0 if continues else 1
+        reaches = interval.end if shape in (Shape.COVER, Shape.TO_END) else None
+    return blocks
+
+
+def _bounds(
+    intervals: Sequence[Interval],
+    ranges: Sequence[_Range],
+    shapes: Sequence[Shape],
+    minimum_kw: float,
+) -> list[tuple[float, float]]:
+    """The least and most energy each interval holds in its shape."""
+    bounds = []
+    for interval, span, shape in zip(intervals, ranges, shapes, strict=True):
+        if shape is Shape.EMPTY:
+            bounds.append((0.0, 0.0))
+        elif shape is Shape.COVER:
+            bounds.append((max(span.forced, minimum_kw * interval.hours), span.most))
+        else:
+            bounds.append((span.forced, span.partial_most))
+    return bounds
+
+
 def _fill(
     intervals: Sequence[Interval],
     ranges: Sequence[_Range],
@@ -194,14 +298,7 @@ def _fill(
 ) -> tuple[float, ...]:
     """Energies within each shape's bounds that add up to the target: every interval at its
     least, then the rest from the earliest on."""
-    bounds = []
-    for interval, span, shape in zip(intervals, ranges, shapes, strict=True):
-        if shape is Shape.EMPTY:
-            bounds.append((0.0, 0.0))
-        elif shape is Shape.COVER:
-            bounds.append((max(span.forced, minimum_kw * interval.hours), span.most))
-        else:
-            bounds.append((span.forced, span.partial_most))
+    bounds = _bounds(intervals, ranges, shapes, minimum_kw)
     energy = [least for least, _ in bounds]
     left = target - sum(energy)
     for index, (least, most) in enumerate(bounds):

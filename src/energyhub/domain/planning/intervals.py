@@ -36,10 +36,7 @@ class Interval:
     """Forecast surplus the charger can take (at most its capacity)."""
     tier1_kw: float
     tier1_price: float
-
-    @property
-    def hours(self) -> float:
-        return (self.end - self.start).total_seconds() / 3600
+    hours: float
 
     @property
     def tier2_kw(self) -> float:
@@ -111,12 +108,13 @@ def _interval(
     minimum_kw: float,
     grid_limit_kw: float | None,
 ) -> Interval:
+    hours = (end - start).total_seconds() / 3600
     capacity = headroom(ceiling_kw, minimum_kw, grid_limit_kw, load_kw)
     surplus = min(max(0.0, -load_kw), capacity)
     # Surplus is worth what exporting it would earn, never more than importing costs.
     surplus_price = min(export_price, price)
     if surplus <= 0 or surplus_price >= price:
-        return Interval(start, end, price, capacity, surplus, capacity, price)
+        return Interval(start, end, price, capacity, surplus, capacity, price, hours)
     tier1 = min(max(surplus, minimum_kw), capacity)
     blended = (surplus_price * surplus + price * (tier1 - surplus)) / tier1
-    return Interval(start, end, price, capacity, surplus, tier1, blended)
+    return Interval(start, end, price, capacity, surplus, tier1, blended, hours)

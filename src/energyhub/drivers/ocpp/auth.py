@@ -1,10 +1,9 @@
 """OCPP security profile 1: HTTP Basic auth at the websocket handshake, the user name being
-the charge point id. Passwords are stored as salted scrypt hashes; a password verified once
-is remembered in memory as a keyed digest, so a reconnect storm costs no scrypt runs."""
+the charge point id. Passwords are stored as salted scrypt hashes (`credentials.py` checks
+them at the handshake)."""
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import binascii
 import hashlib
@@ -60,25 +59,3 @@ def basic_credentials(authorization: str | None) -> tuple[str, str] | None:
         return None
     user, sep, password = decoded.partition(":")
     return (user, password) if sep else None
-
-
-class PasswordChecker:
-    """Verifies handshake passwords: scrypt runs one at a time in a thread (its 16 MiB each
-    would otherwise add up under a reconnect storm), and a success is remembered as an
-    HMAC under a per-process key, keyed by the stored hash (a new password forgets it)."""
-
-    def __init__(self) -> None:
-        self._key = secrets.token_bytes(32)
-        self._verified: dict[str, bytes] = {}
-        self._lock = asyncio.Lock()
-
-    async def check(self, password: str, stored: str) -> bool:
-        mark = hmac.new(self._key, password.encode(), hashlib.sha256).digest()
-        known = self._verified.get(stored)
-        if known is not None:
-            return hmac.compare_digest(known, mark)
-        async with self._lock:
-            ok = await asyncio.to_thread(verify_password, password, stored)
-        if ok:
-            self._verified[stored] = mark
-        return ok

@@ -9,7 +9,7 @@ import asyncio
 import logging
 import re
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -22,7 +22,8 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from energyhub.domain.clock import Clock
 from energyhub.domain.sessions import ChargingSession, EndReason
 from energyhub.drivers.ocpp import mapping
-from energyhub.drivers.ocpp.auth import PasswordChecker, basic_credentials
+from energyhub.drivers.ocpp.auth import basic_credentials
+from energyhub.drivers.ocpp.credentials import CredentialChecker, CredentialPolicy, Verdict
 from energyhub.drivers.ocpp.reconcile import resume
 from energyhub.drivers.ocpp.station import Station
 from energyhub.drivers.ocpp.store import ChargePointRecord, ChargePointStore
@@ -48,6 +49,7 @@ class OcppConfig:
     # a transaction open while the connector reads Available / Preparing this long is lost
     # (longer than a reconnecting charger takes to deliver its queued stop)
     lost_transaction_s: float = 300.0
+    credentials: CredentialPolicy = field(default_factory=CredentialPolicy)  # handshakes
 
     @property
     def offline_after(self) -> timedelta:
@@ -66,6 +68,13 @@ class OcppSettings(BaseSettings):
     # the server pings every charger this often, and closes one whose pong does not come
     # within it; each frame a charger sends (a pong too) counts as a sign of life
     ping_s: float = Field(default=20.0, gt=0)
+    # a verified handshake password is remembered this long per charge point (no scrypt)
+    auth_cache_s: float = Field(default=300.0, ge=0)
+    # failed handshakes per charge point id (a source address: 10 times as many) within
+    # the window, after which the next are refused with 429 without checking
+    auth_failures: int = Field(default=5, ge=1)
+    auth_failure_window_s: float = Field(default=60.0, gt=0)
+    auth_threads: int = Field(default=0, ge=0)  # scrypt runs at once; 0: one per core
 
     def config(self) -> OcppConfig:
         return OcppConfig(
@@ -73,6 +82,12 @@ class OcppSettings(BaseSettings):
             missed_heartbeats=self.missed_heartbeats,
             response_timeout_s=self.response_timeout_s,
             id_tag=self.id_tag,
+            credentials=CredentialPolicy(
+                cache_s=self.auth_cache_s,
+                failures=self.auth_failures,
+                window_s=self.auth_failure_window_s,
+                threads=self.auth_threads,
+            ),
         )
 
 
@@ -88,7 +103,7 @@ class CentralSystem:
         self._store = store
         self._clock = clock
         self._on_device_changed = on_device_changed or (lambda _id: None)
-        self._checker = PasswordChecker()
+        self.credentials = CredentialChecker(clock, self.config.credentials)
         self._stations: dict[str, Station] = {}  # by charge point id
         self._by_device: dict[str, Station] = {}
         self._dirty_records: dict[str, Station] = {}
@@ -150,18 +165,7 @@ class CentralSystem:
         if record is None:
             await _deny(websocket, 404, "Unknown charge point: commission it first.")
             return
-        credentials = basic_credentials(websocket.headers.get("authorization"))
-        if (
-            credentials is None
-            or credentials[0] != charge_point_id
-            or not await self._checker.check(credentials[1], record.password_hash)
-        ):
-            await _deny(
-                websocket,
-                401,
-                "Wrong or missing password (HTTP Basic, user = charge point id).",
-                {"www-authenticate": 'Basic realm="energyhub-ocpp"'},
-            )
+        if not await self._authenticated(websocket, charge_point_id, record.password_hash):
             return
         offered = list(websocket.scope.get("subprotocols") or [])
         protocol = next((p for p in mapping.SUBPROTOCOLS if p in offered), None)
@@ -189,6 +193,34 @@ class CentralSystem:
             link.closed.set()
             if station.detach(link):
                 log.info("%s disconnected", charge_point_id)
+
+    async def _authenticated(self, websocket: WebSocket, charge_point_id: str, stored: str) -> bool:
+        """HTTP Basic with the charge point id as the user; a refusal is answered here."""
+        credentials = basic_credentials(websocket.headers.get("authorization"))
+        outcome = None
+        if credentials is not None and credentials[0] == charge_point_id:
+            client = websocket.scope.get("client")
+            address = str(client[0]) if client else None
+            outcome = await self.credentials.check(charge_point_id, credentials[1], stored, address)
+            if outcome.verdict is Verdict.ACCEPTED:
+                return True
+        if outcome is not None and outcome.verdict is Verdict.THROTTLED:
+            wait = outcome.retry_after_s
+            await _deny(
+                websocket,
+                429,
+                f"Too many failed handshakes for this charge point or address: retry in {wait} s "
+                "with the commissioned password.",
+                {"retry-after": str(wait)},
+            )
+            return False
+        await _deny(
+            websocket,
+            401,
+            "Wrong or missing password (HTTP Basic, user = charge point id).",
+            {"www-authenticate": 'Basic realm="energyhub-ocpp"'},
+        )
+        return False
 
     def _station(self, record: ChargePointRecord) -> Station:
         station = self._stations.get(record.charge_point_id)
@@ -345,6 +377,7 @@ class CentralSystem:
             if link is not None:
                 station.detach(link)
                 await link.close(1001, "service stopping")
+        await self.credentials.close()
         tasks = list(self._tasks)
         for task in tasks:
             task.cancel()

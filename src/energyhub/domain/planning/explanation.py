@@ -8,6 +8,9 @@ from zoneinfo import ZoneInfo
 
 from energyhub.domain.planning.slots import Slot, blocks_of
 
+NOTICEABLE_SHORTFALL_KWH = 0.05
+"""A goal missed by less than this (50 Wh) is not called unmet."""
+
 
 def clock(instant: datetime, tz: ZoneInfo) -> str:
     return instant.astimezone(tz).strftime("%H:%M")
@@ -56,7 +59,7 @@ def for_goal(
     by = clock(ready_by, tz)
     if needed <= 0:
         return f"Done: nothing more is needed by {by}."
-    if planned < needed - 0.05:
+    if planned < needed - NOTICEABLE_SHORTFALL_KWH:
         if not slots:
             return f"The goal cannot be met: no charging is possible before {by}."
         head = _first_block(slots, now, tz, currency)

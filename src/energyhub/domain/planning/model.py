@@ -19,6 +19,10 @@ from energyhub.domain.planning.slots import Slot
 
 
 class PlanStatus(Enum):
+    """What a plan says about now. The other statuses a charger's plan shows (not_running,
+    paused, unplugged) are the service's: the planner only ever plans for a plugged-in car
+    under a running strategy."""
+
     WAITING = "waiting"
     CHARGING = "charging"
     DONE = "done"
@@ -77,7 +81,8 @@ class Plan:
     currency: str | None
     explanation: str
     shortfall_kwh: float = 0.0
-    """Energy the goal needs that no plan can deliver in time."""
+    """Energy the goal needs that no plan can deliver in time (the explanation mentions it
+    from 50 Wh on)."""
     surplus_energy_kwh: float = 0.0
     """Planned energy that comes from the site's forecast surplus."""
 

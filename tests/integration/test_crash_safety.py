@@ -6,13 +6,12 @@ Half the devices have actions after the interrupted wave ("long"), half end with
 ("short"). The rules checked, per action:
 - not held by the killed process at the kill: its command reached its device exactly once,
   and it is `completed` with one `push.completed` event;
-- held by the killed process (a lease, and maybe a call it made but never recorded), on a
-  short device: sent once more by the survivor after the lease ran out, so the device got
-  it once or twice (at least once is the best a crash between a call and its record
-  allows); `completed` once;
-- held by the killed process on a long device: never sent again, since newer commands have
-  reached the device since; `failed` (`DEVICE_TIMEOUT`) with one `push.failed` event;
-- nothing is lost, and the last command each device received is its newest action's.
+- held by the killed process (a lease, and maybe a call it made but never recorded): sent
+  once more after the lease ran out, so the device got it once or twice (at least once is
+  the best a crash between a call and its record allows), `completed` once; unless newer
+  commands had reached its device by then: never sent again, `failed` (`DEVICE_TIMEOUT`)
+  with one `push.failed` event;
+- nothing is lost, and no device gets an older action's command after a newer one's.
 """
 
 from __future__ import annotations
@@ -22,6 +21,7 @@ import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from itertools import pairwise
 from pathlib import Path
 from socket import gethostname
 from typing import Any
@@ -52,6 +52,7 @@ COMPLETION_DELAY_S = 1.5  # the wave before the kill is acknowledged, not yet co
 
 @dataclass(frozen=True)
 class Call:
+    seq: int  # order in its process's log
     pid: int
     at: datetime
     device_id: str
@@ -83,22 +84,24 @@ async def _gather_bounded(jobs: list[Any], width: int = 12) -> list[Any]:
     return await asyncio.gather(*(one(job) for job in jobs))
 
 
-async def _plan(clients: list[httpx.AsyncClient]) -> tuple[dict[str, list[str]], datetime]:
-    """DEVICES batteries, each with one scheduled action a second (long devices: one a wave,
-    short ones: up to the kill's), pushed half through each process; returns each device's
+async def _plan(
+    clients: list[httpx.AsyncClient], devices_made: int, kill_wave: int
+) -> tuple[dict[str, list[str]], datetime]:
+    """Batteries, each with one scheduled action a second (long devices: one a wave, short
+    ones: up to the kill's), pushed in turn through each process; returns each device's
     action ids in wave order and the first wave."""
     created = await _gather_bounded(
         [
             clients[0].post(
                 "/sandbox/devices", json={"type": "battery", "userId": "u", "timezone": "UTC"}
             )
-            for _ in range(DEVICES)
+            for _ in range(devices_made)
         ]
     )
     devices = [response.json()["data"]["id"] for response in created]
     first_wave = datetime.now(UTC).replace(microsecond=0) + timedelta(seconds=6)
     pushes = [
-        clients[(n + wave) % 2].post(
+        clients[(n + wave) % len(clients)].post(
             f"/battery/{device}",
             json={
                 "action": {"command": command},
@@ -107,7 +110,7 @@ async def _plan(clients: list[httpx.AsyncClient]) -> tuple[dict[str, list[str]],
         )
         for wave, command in enumerate(COMMANDS)
         for n, device in enumerate(devices)
-        if n % 2 == 0 or wave <= KILL_IN_WAVE
+        if n % 2 == 0 or wave <= kill_wave
     ]
     answers = await _gather_bounded(pushes)
     plan: dict[str, list[str]] = {device: [] for device in devices}
@@ -204,8 +207,9 @@ async def _stored(database_url: str) -> tuple[dict[str, Any], Counter[tuple[str,
 
 def _calls(directory: Path) -> dict[str, list[Call]]:
     by_action: dict[str, list[Call]] = defaultdict(list)
-    for line in read_command_logs(directory):
+    for seq, line in enumerate(read_command_logs(directory)):
         call = Call(
+            seq,
             line["pid"],
             datetime.fromisoformat(line["at"].replace("Z", "+00:00")),
             line["deviceId"],
@@ -216,28 +220,36 @@ def _calls(directory: Path) -> dict[str, list[Call]]:
     return by_action
 
 
-async def test_sigkill_of_one_of_two_processes_mid_batch(postgres_url: str, tmp_path: Path) -> None:
-    await reset_postgres(postgres_url)
-    secret = Fernet.generate_key().decode()  # processes sharing a database share the key
-    key = await _sandbox_key(postgres_url, secret)
-    calls_dir = tmp_path / "device-calls"
-    env = {
+def _service_env(calls_dir: Path, secret: str) -> dict[str, str]:
+    return {
         "ENERGYHUB_SANDBOX_COMPLETION_DELAY_S": str(COMPLETION_DELAY_S),
         "ENERGYHUB_SANDBOX_COMMAND_LOG_DIR": str(calls_dir),
         "ENERGYHUB_RATE_LIMIT_SANDBOX": "100000",
-        "ENERGYHUB_SECRET_KEY": secret,
+        "ENERGYHUB_SECRET_KEY": secret,  # processes sharing a database share the key
     }
+
+
+async def _sleep_until(instant: datetime) -> None:
+    await asyncio.sleep(max(0.0, (instant - datetime.now(UTC)).total_seconds()))
+
+
+async def test_sigkill_of_one_of_two_processes_mid_batch(postgres_url: str, tmp_path: Path) -> None:
+    """The survivor takes the dead process's work over once its leases run out."""
+    await reset_postgres(postgres_url)
+    secret = Fernet.generate_key().decode()
+    key = await _sandbox_key(postgres_url, secret)
+    calls_dir = tmp_path / "device-calls"
+    env = _service_env(calls_dir, secret)
     services = [start_service(postgres_url, tmp_path, "--no-demo", env=env) for _ in range(2)]
     clients = [
         httpx.AsyncClient(base_url=s.base, headers={"x-api-key": key}, timeout=20) for s in services
     ]
     try:
-        plan, first_wave = await _plan(clients)
-        wave = first_wave + timedelta(seconds=KILL_IN_WAVE)
-        await asyncio.sleep((wave - datetime.now(UTC)).total_seconds() - 0.05)
+        plan, first_wave = await _plan(clients, DEVICES, KILL_IN_WAVE)
+        await _sleep_until(first_wave + timedelta(seconds=KILL_IN_WAVE - 0.05))
         killed = _kill_first_caller(calls_dir, services)
         killed_at = datetime.now(UTC)
-        await asyncio.sleep(1)
+        await asyncio.sleep(1)  # the survivor's own batches end; the dead one's leases stay
         stranded = await _stranded_leases(postgres_url, killed_at)
         total = sum(len(ids) for ids in plan.values())
         await _wait_until_all_done(postgres_url, total, LEASE.total_seconds() + 15)
@@ -246,9 +258,57 @@ async def test_sigkill_of_one_of_two_processes_mid_batch(postgres_url: str, tmp_
             await client.aclose()
         for service in services:
             service.stop()
-    rows, events = await _stored(postgres_url)
+    rows = await _verify(
+        postgres_url, plan, calls_dir, stranded, services[killed].process.pid, killed_at
+    )
+    superseded = [r.id for r in rows.values() if r.error_code == "DEVICE_TIMEOUT"]
+    assert superseded, "the survivor ran newer waves before the leases ran out"
+
+
+async def test_sigkill_and_restart_with_work_due_while_down(
+    database_url: str, tmp_path: Path
+) -> None:
+    """One process, killed mid-batch and started again after a wave fell due while it was
+    down: that wave runs at once, the dead process's held work once its leases run out."""
+    secret = Fernet.generate_key().decode()
+    key = await _sandbox_key(database_url, secret)
+    calls_dir = tmp_path / "device-calls"
+    env = _service_env(calls_dir, secret)
+    service = start_service(database_url, tmp_path, "--no-demo", env=env)
+    client = httpx.AsyncClient(base_url=service.base, headers={"x-api-key": key}, timeout=20)
+    kill_wave = 1
+    try:
+        plan, first_wave = await _plan([client], DEVICES // 2, kill_wave)
+        await _sleep_until(first_wave + timedelta(seconds=kill_wave - 0.05))
+        _kill_first_caller(calls_dir, [service])
+        killed_at = datetime.now(UTC)
+        killed_pid = service.process.pid
+        stranded = await _stranded_leases(database_url, killed_at)
+        await _sleep_until(first_wave + timedelta(seconds=kill_wave + 1.5))  # one wave missed
+        service = start_service(database_url, tmp_path, "--no-demo", env=env)
+        ready_at = datetime.now(UTC)
+        total = sum(len(ids) for ids in plan.values())
+        await _wait_until_all_done(database_url, total, LEASE.total_seconds() + 15)
+    finally:
+        await client.aclose()
+        service.stop()
+    rows = await _verify(database_url, plan, calls_dir, stranded, killed_pid, killed_at)
+    missed = [ids[kill_wave + 1] for ids in plan.values() if len(ids) > kill_wave + 1]
+    late = max(rows[i].acknowledged_at for i in missed) - ready_at
+    assert late < timedelta(seconds=2), f"the wave due while down ran {late} after the restart"
+
+
+async def _verify(
+    database_url: str,
+    plan: dict[str, list[str]],
+    calls_dir: Path,
+    stranded: dict[str, str],
+    killed_pid: int,
+    killed_at: datetime,
+) -> dict[str, Any]:
+    """Checks every action by the rules in this module's docstring; returns their rows."""
+    rows, events = await _stored(database_url)
     calls = _calls(calls_dir)
-    killed_pid = services[killed].process.pid
     long_devices = {d for d, ids in plan.items() if len(ids) == len(COMMANDS)}
     pending = [  # acknowledged before the kill, completed after it
         r.id
@@ -282,8 +342,9 @@ async def test_sigkill_of_one_of_two_processes_mid_batch(postgres_url: str, tmp_
             )
         )
     ]
-    problems += _newer_commands_overridden(plan, rows, calls)
+    problems += _out_of_order(plan, rows, calls)
     assert not problems, f"{len(problems)} problems:\n" + "\n".join(problems[:20])
+    return rows
 
 
 def _check_action(
@@ -311,13 +372,11 @@ def _check_action(
     if stranded != "dispatch":
         ok = len(received) == 1 and row.state == "completed" and (completed, failed) == (1, 0)
         return None if ok else said
-    if superseded:  # newer commands reached the device meanwhile: never sent again
-        ok = (
-            len(received) == len(by_killed) <= 1
-            and (row.state, row.error_code) == ("failed", "DEVICE_TIMEOUT")
-            and (completed, failed) == (0, 1)
-        )
+    if superseded and (row.state, row.error_code) == ("failed", "DEVICE_TIMEOUT"):
+        # newer commands reached the device before the lease ran out: never sent again
+        ok = len(received) == len(by_killed) <= 1 and (completed, failed) == (0, 1)
         return None if ok else said + " (held by the killed process, superseded)"
+    # sent again: on a long device only if still ahead of the newer ones (`_out_of_order`)
     resent = [c for c in received if c.pid != killed_pid]
     ok = (
         len(by_killed) <= 1
@@ -329,18 +388,20 @@ def _check_action(
     return None if ok else said + " (held by the killed process, to be sent again)"
 
 
-def _newer_commands_overridden(
+def _out_of_order(
     plan: dict[str, list[str]], rows: dict[str, Any], calls: dict[str, list[Call]]
 ) -> list[str]:
-    """Devices whose last received command is not their newest action's."""
+    """Devices that got an older action's command after a newer one's: a late repeat that
+    overrode a newer command."""
     found = []
     for device_id, ids in plan.items():
-        newest = max(ids, key=lambda i: rows[i].start)
-        last = max((c for i in ids for c in calls.get(i, [])), key=lambda c: c.at)
-        if last.action_id != newest:
-            found.append(
-                f"device {device_id} last received {last.command} of action {last.action_id} "
-                f"(pid {last.pid}, at {last.at:%H:%M:%S}) after its newest action {newest} "
-                f"({rows[newest].command})"
-            )
+        received = sorted((c for i in ids for c in calls.get(i, [])), key=lambda c: (c.at, c.seq))
+        for before, after in pairwise(received):
+            if rows[str(after.action_id)].start < rows[str(before.action_id)].start:
+                found.append(
+                    f"device {device_id} got {after.command} of action {after.action_id} (pid "
+                    f"{after.pid} at {after.at:%H:%M:%S.%f}) after {before.command} of the newer "
+                    f"action {before.action_id} (pid {before.pid} at {before.at:%H:%M:%S.%f})"
+                )
+                break
     return found

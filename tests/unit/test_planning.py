@@ -277,7 +277,7 @@ def test_negative_prices_are_used_first_but_only_for_the_energy_the_goal_needs()
     assert plan.expected_cost == pytest.approx(-16.5 * 0.05)
     assert all(s.price < 0 for s in plan.slots)
     assert plan.explanation == (
-        "Waiting for the 11:00-12:30 period at -0.05 EUR/kWh; 16.5 kWh needed by 16:00."
+        "Waiting for the 11:00-13:00 period at -0.05 EUR/kWh; 16.5 kWh needed by 16:00."
     )
 
 

@@ -68,22 +68,24 @@ def allocate(intervals: Sequence[Interval], energy: float, minimum_kw: float) ->
     shapes = _fewest_blocks(intervals, ranges, target, minimum_kw)
     shapes = _trim(intervals, ranges, shapes, target, minimum_kw)
     amounts = _fill(intervals, ranges, shapes, target, minimum_kw)
-    return Allocation(amounts, _sooner(intervals, shapes, amounts, minimum_kw))
+    return Allocation(amounts, _evenly(intervals, shapes, amounts, minimum_kw))
 
 
-def _sooner(
+def _evenly(
     intervals: Sequence[Interval],
     shapes: Sequence[Shape],
     energy: Sequence[float],
     minimum_kw: float,
 ) -> tuple[Shape, ...]:
-    """A run up to an interval's end that could cover the whole interval at or above the
-    minimum power does so: the same energy at the same cost, no block more (a covered
-    interval touches both neighbours), charged sooner; a re-plan in the middle of it keeps
-    charging instead of pausing for its remainder."""
+    """A partial run whose energy could cover its whole interval at or above the minimum
+    power does so: the same energy at the same cost, no block more (a covered interval
+    touches both neighbours), at a gentler power; a re-plan inside the interval keeps the
+    same power, and "the 01:00-05:00 period" reads as the tariff's period. Only a remainder
+    too small for the minimum runs at full power for part of its interval."""
     return tuple(
         Shape.COVER
-        if shape is Shape.TO_END and e >= minimum_kw * interval.hours - TOLERANCE_KWH
+        if shape in (Shape.FROM_START, Shape.TO_END)
+        and e >= minimum_kw * interval.hours - TOLERANCE_KWH
         else shape
         for interval, shape, e in zip(intervals, shapes, energy, strict=True)
     )

@@ -373,9 +373,9 @@ class ActionsOnSqlite(RuleBasedStateMachine):
         try:
             self.run(lambda: self.app.services.actions.cancel(self.principal, action.id))
         except errors.ActionNotCancellable:
-            assert not allowed, f"{action.id}: a {action.state} action refused a cancel"
+            assert not allowed, f"{action.id}: cancel refused while {action.state}"
             return
-        assert allowed, f"{action.id}: a {action.state} action was cancelled"
+        assert allowed, f"{action.id}: cancelled while {action.state}"
         self.move(action, "cancel")
 
     @rule(

@@ -211,6 +211,30 @@ def test_a_leftover_below_the_minimum_runs_at_full_power_for_part_of_the_period(
     assert slot.start == utc(2026, 2, 1, 1) or slot.end == utc(2026, 2, 1, 2)
 
 
+def test_a_leftover_below_the_minimum_next_to_a_full_period_runs_against_it() -> None:
+    now = utc(2026, 2, 1, 0)
+    plan = plan_charging(
+        now=now,
+        site=site(hourly(now, [0.15, 0.10, 0.3])),
+        charger=ChargerLimits(11.0, 4.14),
+        goal=Goal(11.5, utc(2026, 2, 1, 3)),
+    )
+    first, full = plan.slots
+    assert first.end == full.start == utc(2026, 2, 1, 1)  # one block
+    assert first.power_kw == 11.0
+    assert first.energy_kwh == pytest.approx(0.5)
+    after = plan_charging(
+        now=now,
+        site=site(hourly(now, [0.3, 0.10, 0.15])),
+        charger=ChargerLimits(11.0, 4.14),
+        goal=Goal(11.5, utc(2026, 2, 1, 3)),
+    )
+    full, last = after.slots
+    assert full.end == last.start == utc(2026, 2, 1, 2)
+    assert last.power_kw == 11.0
+    assert last.energy_kwh == pytest.approx(0.5)
+
+
 def test_energy_above_the_minimum_spreads_over_the_whole_period_when_it_joins_blocks() -> None:
     now = utc(2026, 2, 1, 0)
     charger = ChargerLimits(11.0, 1.4)

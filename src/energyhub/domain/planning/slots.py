@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Literal
 
-from energyhub.domain.planning.blocks import Allocation, Shape
+from energyhub.domain.planning.blocks import Allocation
+from energyhub.domain.planning.fronts import Shape
 from energyhub.domain.planning.intervals import Interval
 
 Source = Literal["grid", "surplus"]

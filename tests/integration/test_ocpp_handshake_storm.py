@@ -7,6 +7,8 @@ the event loop keeps answering HTTP."""
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import AsyncIterator
@@ -172,3 +174,42 @@ async def test_passwords_hash_in_a_thread_pool_while_the_loop_answers_http(
     assert len(pool_threads) == POLICY.threads  # the hashes shared the pool's threads
     assert len(health) >= 3, "HTTP was not answered while the chargers' passwords hashed"
     assert sorted(health)[len(health) // 2] < 0.5
+
+
+_POOL_MEMORY = """
+import asyncio, sys
+from datetime import UTC, datetime
+from energyhub.domain.clock import FakeClock
+from energyhub.drivers.ocpp.credentials import CredentialChecker, CredentialPolicy
+
+def rss_mb() -> float:
+    with open("/proc/self/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("VmRSS")) / 1024
+
+async def main(hashes: list[str]) -> None:
+    clock = FakeClock(datetime(2026, 1, 1, tzinfo=UTC))
+    checker = CredentialChecker(clock, CredentialPolicy(threads=2))
+    before = rss_mb()
+    outcomes = await asyncio.gather(
+        *(checker.check(f"CP{i}", "pool-memory-password", h, None) for i, h in enumerate(hashes))
+    )
+    assert all(o.verdict.value == "accepted" for o in outcomes) and checker.hashes == 8
+    print(rss_mb() - before)
+    await checker.close()
+
+asyncio.run(main(sys.argv[1:]))
+"""
+
+
+def test_the_password_pool_threads_keep_no_scrypt_memory() -> None:
+    """scrypt takes 16 MiB a run; a pool thread must give it back, not keep it in its malloc
+    arena (a real process: RSS is the process's)."""
+    hashes = [hash_password("pool-memory-password") for _ in range(8)]  # 8 salts
+    grown = subprocess.run(
+        [sys.executable, "-c", _POOL_MEMORY, *hashes],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert float(grown.stdout) < 8, f"RSS grew {grown.stdout.strip()} MB over 8 checks in 2 threads"

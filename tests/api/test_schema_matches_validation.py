@@ -155,3 +155,25 @@ async def test_the_sandbox_error_code_is_one_of_the_device_error_codes(api: Api)
         )
         assert response.status_code == 502, response.text
         assert response.json()["error"]["code"] == code
+
+
+async def test_date_times_are_in_the_documented_year_range(api: Api) -> None:
+    """`format: date-time` alone allowed year 1 and 9999, which validation refuses."""
+    document = await openapi(api)
+    until = component(document, "VppLockBody")["properties"]["until"]
+    at = component(document, "AtSlotIn")["properties"]["at"]
+    sessions = document["paths"]["/ev-charger/{deviceId}/sessions"]["get"]["parameters"]
+    to = next(p for p in sessions if p["name"] == "to")["schema"]
+    patterns = {until["pattern"], at["pattern"], string_pattern(to)}
+    assert len(patterns) == 1
+    [pattern] = patterns
+    caller = await api.caller()
+    device = await api.sandbox_device(caller)
+    for value in ["1969-12-31T00:00:00Z", "1970-01-02T00:00:00Z", "9998-12-30T00:00:00Z"]:
+        allowed = re.search(pattern, value) is not None
+        response = await api.client.post(
+            f"/sandbox/devices/{device['id']}/vpp-lock",
+            json={"until": value},
+            headers=caller.headers,
+        )
+        assert response.status_code == (200 if allowed else 400), (value, response.text)

@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
-from energyhub.api.schemas import Pagination, QuantityIn, TimezoneName
+from energyhub.api.schemas import YEAR_IN_RANGE, Pagination, QuantityIn, TimezoneName
 from energyhub.domain.clock import RANGE_TEXT
 from energyhub.domain.schedules import MAX_COMMAND_LENGTH, MAX_EXCLUSIONS, MAX_SLOTS
 
@@ -50,7 +50,10 @@ class _SlotFields(BaseModel):
 class AtSlotIn(_SlotFields):
     """Fires once, at an absolute time."""
 
-    at: AwareDatetime = Field(description="ISO 8601 with offset or Z, " + RANGE_TEXT + ".")
+    at: AwareDatetime = Field(
+        description="ISO 8601 with offset or Z, " + RANGE_TEXT + ".",
+        json_schema_extra={"pattern": YEAR_IN_RANGE},
+    )
 
 
 class TimeSlotIn(_SlotFields):

@@ -257,10 +257,20 @@ def _in_time_range(value: datetime) -> datetime:
 
 
 _ISO_START = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}")
-IsoDateTime = Annotated[datetime, BeforeValidator(_iso_8601_text), AfterValidator(_in_time_range)]
+YEAR_IN_RANGE = r"^(19[7-9]\d|[2-8]\d{3}|9[0-8]\d{2}|99[0-8]\d|999[0-8])-"
+"""The schema's word for the time range: years 1970 to 9998 (the bound in UTC is checked)."""
+_IN_RANGE_SCHEMA = WithJsonSchema(
+    {"type": "string", "format": "date-time", "pattern": YEAR_IN_RANGE}
+)
+IsoDateTime = Annotated[
+    datetime, BeforeValidator(_iso_8601_text), AfterValidator(_in_time_range), _IN_RANGE_SCHEMA
+]
 """A date-time parameter: ISO 8601 text within the service's time range (naive is UTC)."""
 IsoAwareDateTime = Annotated[
-    AwareDatetime, BeforeValidator(_iso_8601_text), AfterValidator(_in_time_range)
+    AwareDatetime,
+    BeforeValidator(_iso_8601_text),
+    AfterValidator(_in_time_range),
+    _IN_RANGE_SCHEMA,
 ]
 
 DEVICE_ERROR_CODES = sorted(

@@ -16,6 +16,8 @@ from starlette.types import ASGIApp
 
 from energyhub.api.app import create_app, with_gateway
 from energyhub.api.deps import ApiServices
+from energyhub.api.observe import RequestObserver, counting_ocpp
+from energyhub.api.operations import operations_router
 from energyhub.api.ratelimit import RateLimiter
 from energyhub.api.read_cache import DeviceReadCache
 from energyhub.config import Settings
@@ -33,8 +35,9 @@ from energyhub.drivers.sandbox.history import sandbox_history
 from energyhub.drivers.sandbox.sessions import SandboxCharger, sessions_between
 from energyhub.drivers.sandbox.vendors import SandboxVendorConnector
 from energyhub.drivers.sunspec import SUNSPEC_DRIVER, SunspecDriver
+from energyhub.observability.prometheus import PrometheusMetrics
 from energyhub.outbound.webhook_client import WebhookClient
-from energyhub.persistence.engine import create_engine, migrate
+from energyhub.persistence.engine import create_engine, current_revision, migrate
 from energyhub.persistence.ocpp import SqlChargePointStore
 from energyhub.persistence.secrets import secret_keys
 from energyhub.persistence.sunspec import SqlSunspecEndpoints
@@ -49,6 +52,7 @@ from energyhub.services.link_flow import LinkFlow
 from energyhub.services.linking import LinkingService
 from energyhub.services.live_vendors import OcppVendorConnector, SunspecVendorConnector
 from energyhub.services.members import MemberService
+from energyhub.services.metrics import MeteredDriver
 from energyhub.services.ocpp import OcppCommissioning
 from energyhub.services.outbox import Outbox
 from energyhub.services.polling import StatePolling
@@ -100,6 +104,7 @@ class Container:
     members: MemberService = field(kw_only=True)  # the dashboard's people
     history: HistoryService = field(kw_only=True)  # devices' last 24 h (the dashboard)
     cipher: CredentialCipher = field(kw_only=True)  # ENERGYHUB_SECRET_KEY's MultiFernet
+    metrics: PrometheusMetrics = field(kw_only=True)  # this container's own registry
 
     def start_workers(self) -> None:
         """The background loops every process may run (`serve` and `worker`): due actions,
@@ -155,6 +160,9 @@ async def build_container(
     drivers[OCPP_DRIVER] = OcppDriver(ocpp)
     sunspec_driver = SunspecDriver(SqlSunspecEndpoints(engine).get)
     drivers[SUNSPEC_DRIVER] = sunspec_driver
+    metrics = PrometheusMetrics()
+    for name, driver in list(drivers.items()):
+        drivers[name] = MeteredDriver(name, driver, metrics)
     accounts = AccountService(uow, clock, settings.key_cache_ttl_s)
     devices = DeviceService(uow, drivers, clock, changes)
     outbox = Outbox(
@@ -174,6 +182,7 @@ async def build_container(
         settings.immediate_retry_backoff_s,
         outbox,
     )
+    dispatcher.metrics = metrics
     worker = DispatcherWorker(
         dispatcher, clock, SINGLE_PROCESS_MAX_SLEEP_S if settings.is_sqlite else SHARED_MAX_SLEEP_S
     )
@@ -186,6 +195,7 @@ async def build_container(
         cipher=cipher,
         retry_schedule=settings.webhook_retry_schedule_s,
     )
+    webhook_sender.metrics = metrics
     webhook_worker = WebhookSenderWorker(
         webhook_sender,
         clock,
@@ -263,6 +273,7 @@ async def build_container(
         members=MemberService(uow, clock),
         history=HistoryService(uow, clock, {SANDBOX_DRIVER: sandbox_history}),
         cipher=cipher,
+        metrics=metrics,
     )
 
 
@@ -288,14 +299,16 @@ def _sandbox_sessions(
     return sessions_between(SandboxCharger.of(device), start, end, now)
 
 
-def build_app(container: Container, *, serving: bool = False) -> ASGIApp:
-    """The app. When `serving`, its lifespan runs the background workers and closes the
-    container at shutdown (before uvicorn re-raises a captured Ctrl-C)."""
+def build_app(container: Container, *, serving: bool = False, workers: bool = True) -> ASGIApp:
+    """The app. When `serving`, its lifespan runs the background workers (unless not
+    `workers`: `serve --no-workers`) and closes the container at shutdown (before uvicorn
+    re-raises a captured Ctrl-C)."""
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         if serving:
-            container.start_workers()
+            if workers:
+                container.start_workers()
             container.ocpp.start()
         try:
             yield
@@ -325,6 +338,13 @@ def build_app(container: Container, *, serving: bool = False) -> ASGIApp:
         return RedirectResponse("/dashboard/")  # a path, never built from the client's Host
 
     app.mount("/static", static_files(), name="static")
+    settings = container.settings
+    app.include_router(
+        operations_router(
+            lambda: current_revision(container.engine), container.metrics, settings.metrics_token
+        )
+    )
     # live chargers (OCPP-J) are answered ahead of the HTTP middleware
-    gateway = with_gateway(app, container.services, container.rate_limiter)
-    return container.ocpp.front(gateway)
+    observer = RequestObserver(container.metrics, settings.access_log)
+    gateway = with_gateway(app, container.services, container.rate_limiter, observer)
+    return counting_ocpp(container.ocpp.front(gateway), container.metrics)

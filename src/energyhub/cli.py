@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import logging
 import sys
 from collections.abc import Awaitable, Callable
 from datetime import datetime
@@ -22,6 +21,7 @@ from energyhub.domain.accounts import environment_from_cli
 from energyhub.domain.capabilities import DeviceType
 from energyhub.domain.clock import ensure_utc, isoformat_utc
 from energyhub.domain.members import MemberRefused
+from energyhub.observability.logs import configure_logging, uvicorn_log_config
 from energyhub.services.demo import Demo, create_demo_if_empty, first_of
 
 app = typer.Typer(
@@ -58,9 +58,7 @@ def _run(work: Callable[[Container], Awaitable[T]]) -> T:
 
 def _logged_settings() -> Settings:
     settings = Settings()
-    logging.basicConfig(
-        level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s %(message)s"
-    )
+    configure_logging(settings.log_level, settings.log_format)
     return settings
 
 
@@ -74,6 +72,14 @@ def serve(
     port: Annotated[int, typer.Option(help="TCP port.")] = 8000,
     demo: Annotated[
         bool, typer.Option("--demo/--no-demo", help="Create the demo on first start.")
+    ] = True,
+    workers: Annotated[
+        bool,
+        typer.Option(
+            "--workers/--no-workers",
+            help="Run the background workers here too; --no-workers serves the API (and "
+            "live chargers' connections) only, beside `energyhub worker` processes.",
+        ),
     ] = True,
 ) -> None:
     """Run the HTTP service (and its workers) after applying migrations."""
@@ -95,13 +101,14 @@ def serve(
             from energyhub.drivers.ocpp.keepalive import server_options
 
             config = uvicorn.Config(
-                build_app(container, serving=True),
+                build_app(container, serving=True, workers=workers),
                 host=host,
                 port=port,
                 loop="uvloop",
                 http=bounded_head_protocol(settings.head_timeout_s),
                 log_level=settings.log_level.lower(),
                 access_log=False,
+                log_config=uvicorn_log_config(settings.log_format),
                 **server_options(OcppSettings().ping_s),
             )
             await uvicorn.Server(config).serve()

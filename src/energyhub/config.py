@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -89,6 +89,20 @@ class Settings(BaseSettings):
         "slower heads are answered 408 and closed.",
     )
     log_level: str = "INFO"
+    log_format: Literal["text", "json"] = Field(
+        default="text",
+        description="text, or json: one JSON object a line (time, level, logger, message, "
+        "and requestId while a request is served).",
+    )
+    access_log: bool = Field(
+        default=False,
+        description="One log line per API request (method, path, route, status, time); "
+        "the probes /healthz, /readyz and /metrics are never logged.",
+    )
+    metrics_token: str | None = Field(
+        default=None,
+        description="When set, GET /metrics needs `Authorization: Bearer <token>`.",
+    )
 
     @field_validator(
         "webhook_retry_schedule_s", "deferral_retry_s", "immediate_retry_backoff_s", mode="before"

@@ -12,6 +12,7 @@ import energyhub
 from energyhub.api.deps import ApiServices, reject_unknown_query
 from energyhub.api.errors import install_error_handlers
 from energyhub.api.gateway import Gateway, GatewayDeps
+from energyhub.api.observe import RequestObserver
 from energyhub.api.ratelimit import RateLimiter
 from energyhub.api.routes import (
     actions,
@@ -59,7 +60,12 @@ def create_app(
     return app
 
 
-def with_gateway(app: FastAPI, services: ApiServices, rate_limiter: RateLimiter) -> Gateway:
+def with_gateway(
+    app: FastAPI,
+    services: ApiServices,
+    rate_limiter: RateLimiter,
+    observer: RequestObserver | None = None,
+) -> Gateway:
     """The gateway in front of the whole app (outside FastAPI's own middleware), so cached
     reads are answered before any framework code runs."""
     return Gateway(
@@ -70,5 +76,6 @@ def with_gateway(app: FastAPI, services: ApiServices, rate_limiter: RateLimiter)
             read_cache=services.read_cache,
             clock=services.clock,
             actions=services.actions,
+            observer=observer,
         ),
     )

@@ -22,6 +22,8 @@ class RequestContext:
     started: float = field(default_factory=time.perf_counter)
     principal: Principal | None = None
     rate_limit_headers: list[tuple[bytes, bytes]] = field(default_factory=list)
+    status: int = 0  # the answer's, once it has started
+    route: str | None = None  # the route template, set by the gateway's fast paths
 
     def latency_ms(self) -> float:
         return round((time.perf_counter() - self.started) * 1000, 3)

@@ -19,6 +19,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from energyhub.api.context import CONTEXT_KEY, RequestContext, request_id_from
 from energyhub.api.envelope import failure_response, success_bytes
 from energyhub.api.input_guard import JSON_TYPES, body_problem, head_problem
+from energyhub.api.observe import RequestObserver, RouteTemplates
 from energyhub.api.ratelimit import RateLimiter
 from energyhub.api.read_cache import DeviceReadCache
 from energyhub.api.representations import action_body
@@ -28,6 +29,7 @@ from energyhub.domain.capabilities import DeviceType
 from energyhub.domain.clock import Clock
 from energyhub.domain.devices import CacheType
 from energyhub.domain.errors import ApiError, InternalError, PayloadTooLarge, RateLimited
+from energyhub.observability.logs import REQUEST_ID
 from energyhub.services.accounts import AccountService
 from energyhub.services.actions import ActionService
 
@@ -40,11 +42,14 @@ PUBLIC_PREFIXES = (
     "/redoc",
     "/openapi.json",
     "/healthz",
+    "/readyz",
+    "/metrics",
     "/link/",
     "/dashboard",
     "/static/",
 )
 READ_TYPES = {"battery": DeviceType.BATTERY, "ev-charger": DeviceType.EV_CHARGER}
+DEVICE_ROUTES = {"battery": "/battery/{deviceId}", "ev-charger": "/ev-charger/{deviceId}"}
 EXPEDITE_QUERIES = {
     b"": CacheType.NORMAL,
     b"expedite=false": CacheType.NORMAL,
@@ -67,6 +72,7 @@ class GatewayDeps:
     read_cache: DeviceReadCache
     clock: Clock
     actions: ActionService | None = None
+    observer: RequestObserver | None = None  # metrics and access lines, when wired
 
 
 def is_public(path: str) -> bool:
@@ -77,6 +83,7 @@ class Gateway:
     def __init__(self, app: ASGIApp, deps: GatewayDeps) -> None:
         self.app = app
         self.deps = deps
+        self.routes = RouteTemplates(app)  # a metric's route label
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -94,6 +101,23 @@ class Gateway:
                 content_type = value
         context = RequestContext(request_id=request_id_from(request_id))
         scope.setdefault("state", {})[CONTEXT_KEY] = context
+        REQUEST_ID.set(context.request_id)  # for log lines; this request's task only
+        try:
+            await self._serve(scope, receive, send, context, api_key, length, content_type)
+        finally:
+            if self.deps.observer is not None:
+                self.deps.observer.done(scope, context, self.routes)
+
+    async def _serve(
+        self,
+        scope: Scope,
+        receive: Receive,
+        send: Send,
+        context: RequestContext,
+        api_key: bytes | None,
+        length: bytes | None,
+        content_type: bytes | None,
+    ) -> None:
         raw_send = send
         send, started = _with_headers(send, context)
         try:
@@ -160,6 +184,7 @@ class Gateway:
             (b"x-request-id", context.request_id.encode()),
             *context.rate_limit_headers,
         ]
+        context.status, context.route = 200, DEVICE_ROUTES[parts[1]]
         await send({"type": "http.response.start", "status": 200, "headers": headers})
         await send({"type": "http.response.body", "body": body})
         return True
@@ -197,9 +222,8 @@ class Gateway:
             (b"x-request-id", context.request_id.encode()),
             *context.rate_limit_headers,
         ]
-        await send(
-            {"type": "http.response.start", "status": push_status(action), "headers": headers}
-        )
+        context.status, context.route = push_status(action), DEVICE_ROUTES[parts[1]]
+        await send({"type": "http.response.start", "status": context.status, "headers": headers})
         await send({"type": "http.response.body", "body": answer})
         return True
 
@@ -224,6 +248,7 @@ def _with_headers(send: Send, context: RequestContext) -> tuple[Send, Callable[[
         nonlocal began
         if message["type"] == "http.response.start":
             began = True
+            context.status = message["status"]
             headers = list(message.get("headers", []))
             headers.append((b"x-request-id", context.request_id.encode()))
             headers.extend(context.rate_limit_headers)

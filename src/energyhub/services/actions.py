@@ -159,7 +159,8 @@ class ActionService:
                 current = await tx.actions.get_by_id(action.id)
                 if current is None or current.in_flight(now) or not current.state.cancellable:
                     continue
-                await _end_waiting(tx, current, ActionTrigger.CANCEL, now)
+                ended = await _end_waiting(tx, current, ActionTrigger.CANCEL, now)
+                self._dispatcher.count_states(tx, [ended])
                 cancelled += 1
         for device_id in {a.device_id for a in waiting}:
             self._changes.publish(device_id)
@@ -335,7 +336,8 @@ class ActionService:
         now = self._clock.now()
         for action in in_play:
             if action.id in cancel:
-                await _end_waiting(tx, action, ActionTrigger.REPLACED, now)
+                ended = await _end_waiting(tx, action, ActionTrigger.REPLACED, now)
+                self._dispatcher.count_states(tx, [ended])
             elif action.id in cuts:
                 await tx.actions.update(
                     action.id,
@@ -389,6 +391,7 @@ class ActionService:
                     state=ActionState.ACKNOWLEDGED.value,
                 )
             cancelled = await _end_waiting(tx, action, ActionTrigger.CANCEL, now)
+            self._dispatcher.count_states(tx, [cancelled])
         self._changes.publish(action.device_id)
         return cancelled
 

@@ -31,6 +31,7 @@ from energyhub.domain.errors import DeviceTimeout, VppLocked
 from energyhub.domain.events import EventDelays
 from energyhub.drivers.base import CommandReceipt, CommandRequest, DeviceReading, DriverError
 from energyhub.services.changes import DeviceChangeFeed
+from energyhub.services.metrics import NO_METRICS, Metrics
 from energyhub.services.outbox import Outbox
 from energyhub.services.ports import (
     DeviceDriver,
@@ -152,6 +153,7 @@ class Dispatcher:
         self._changes = changes
         self._retry = retry_policy
         self._immediate_backoff = immediate_backoff_s
+        self.metrics: Metrics = NO_METRICS  # bootstrap wires Prometheus
 
     async def run_due(self, owner: str, limit: int = 200) -> int:
         """Claims and runs every action due now, a batch at a time; returns how many."""
@@ -201,6 +203,10 @@ class Dispatcher:
     async def _run_claimed(self, claimed: Sequence[Action], owner: str) -> None:
         claimed = await self._fail_superseded(claimed, owner)
         steps = [a for a in claimed if a.due_kind in (DueKind.DISPATCH, DueKind.COMPLETE)]
+        now = self._clock.now()
+        for action in steps:
+            if action.due_kind is DueKind.DISPATCH and action.due_at is not None:
+                self.metrics.dispatch_lateness((now - action.due_at).total_seconds())
         devices = await self._devices_of(steps)
         outcomes = await asyncio.gather(
             *(self._call(action, devices[action.device_id]) for action in steps),
@@ -403,6 +409,7 @@ class Dispatcher:
             return None
         updated = _replace(action, **changes)
         await _update_device_and_last_action(tx, updated, on_device)
+        self.count_states(tx, [updated])
         return updated
 
     def _accepted_changes(
@@ -470,6 +477,17 @@ class Dispatcher:
         changes, on_device = self._accepted_changes(action, device, outcome, now)
         return _replace(action, **changes), on_device, None
 
+    def count_states(self, tx: PushUnitOfWork, actions: Sequence[Action]) -> None:
+        """`energyhub_actions_total`: the states `actions` moved to, once `tx` commits."""
+        states = [action.state.value for action in actions]
+        metrics = self.metrics
+
+        def counted() -> None:
+            for state in states:
+                metrics.action_state(state)
+
+        tx.after_commit(counted)
+
     # --- completion and window end ----------------------------------------------------------
     async def complete(self, action: Action, owner: str | None) -> Action:
         """The device has had its time: the action is `completed` and the stored state shows
@@ -499,6 +517,7 @@ class Dispatcher:
     async def record_events(self, tx: PushUnitOfWork, actions: Sequence[Action]) -> None:
         """`push.completed` / `push.failed` for those of `actions` that just ended so, in
         the transaction that ended them; the sender hears of them once it commits."""
+        self.count_states(tx, actions)
         events = self.outbox.push_events(actions)
         if events:
             await tx.events.add(events)

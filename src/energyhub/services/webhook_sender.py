@@ -36,6 +36,7 @@ from energyhub.domain.events import OutboxEvent
 from energyhub.domain.webhooks import DEFAULT_RETRY_SCHEDULE_S, DeliveryStatus, endpoint_accepts
 from energyhub.outbound.webhook_client import AttemptOutcome, WebhookRequest
 from energyhub.services.ids import prefixed_id
+from energyhub.services.metrics import NO_METRICS, Metrics, record_webhook_attempt
 from energyhub.services.ports import UnitOfWorkFactory
 from energyhub.services.secrets import CredentialCipher
 from energyhub.services.webhook_pump import SenderRun
@@ -79,6 +80,8 @@ class Fetched:
 
 
 class WebhookSender:
+    metrics: Metrics = NO_METRICS  # attempts and first-attempt lateness (bootstrap wires it)
+
     def __init__(
         self,
         uow: UnitOfWorkFactory,
@@ -229,7 +232,9 @@ class WebhookSender:
             log.error(
                 "webhook delivery %s could not be attempted: %s", delivery.id, type(error).__name__
             )
+            record_webhook_attempt(self.metrics, delivery, None)
             return AttemptOutcome(self._clock.now(), None, 0, "internal error")
+        record_webhook_attempt(self.metrics, delivery, outcome)
         if not outcome.succeeded:
             log.debug(
                 "webhook delivery %s to endpoint %s: attempt failed (%s, %s)",

@@ -96,10 +96,10 @@ def test_finished_attempts_free_their_slot_and_counts_forget_the_account() -> No
     offer(slots, offered)
     first, second = start_all(slots)
     assert slots.start_next() is None
-    slots.finished(first)
+    slots.finished(first, 0.1)
     assert slots.start_next() is offered[2]
-    slots.finished(second)
-    slots.finished(offered[2])
+    slots.finished(second, 0.1)
+    slots.finished(offered[2], 0.1)
     assert (slots.running, slots.waiting, slots.full_accounts()) == (0, 0, [])
     assert slots.waiting_ids() == []
 
@@ -112,3 +112,21 @@ def test_nothing_starts_before_its_lease_is_written_and_a_failed_lease_is_forgot
     assert (slots.waiting, slots.held) == (0, 0)
     assert offer(slots, [due("a", "a1")])
     assert slots.start_next() is not None
+
+
+def test_an_endpoint_that_answers_fast_may_use_the_accounts_share() -> None:
+    slots = DeliverySlots(SlotLimits(slots=50, reserve=10, per_endpoint=10))
+    assert len(offer(slots, [due("a", "fast") for _ in range(40)])) == 20
+    started = start_all(slots)
+    assert len(started) == 10, "not known to be fast: held to per_endpoint"
+    slots.finished(started[0], 0.05)
+    assert len(start_all(slots)) == 10
+    assert len(offer(slots, [due("a", "fast") for _ in range(50)])) == 40, "more may wait"
+    assert len(start_all(slots)) == 21, "it answered fast: up to the account's 40"
+    slow = offer(slots, [due("b", "slow") for _ in range(30)])
+    (first,) = start_all(slots)  # the reserve: b had nothing under way
+    slots.finished(first, 15.0)
+    slots.finished(started[1], 0.05)
+    again = start_all(slots)  # a takes the freed slot, b a reserved one again
+    assert sorted(d.delivery.account_id for d in again) == ["a", "b"]
+    assert len(slow) == 20, "a slow (or new) endpoint waits with per_endpoint x 2 at most"

@@ -5,7 +5,9 @@ A slow receiver holds a slot for up to the attempt timeout (15 s), so a tenant w
 slow endpoints must not be able to take every slot, nor every lease: a bystander's first
 attempt has to start within 2 s of its event. The rules:
 - free slots go round-robin over accounts, and within an account over its endpoints;
-- at most `per_endpoint` attempts run at once to one endpoint;
+- at most `per_endpoint` attempts run at once to one endpoint, unless its last attempt
+  was quick (then the account's share applies: a fast receiver is not slowed down, and a
+  slow one never gets more);
 - an account that already has an attempt under way may not take the last `reserve`
   slots: those are kept for accounts with nothing under way;
 - leased deliveries waiting for a slot are bounded per endpoint, per account and in all
@@ -27,7 +29,7 @@ class SlotLimits:
     """Attempts under way at once (the HTTP client's connection pool is as large)."""
     reserve: int = 10
     """Slots, and leases, only an account with nothing under way may take."""
-    per_endpoint: int = 10
+    per_endpoint: int = 20
     """Attempts under way at once to one endpoint."""
 
     @property
@@ -36,12 +38,16 @@ class SlotLimits:
 
     @property
     def waiting_per_account(self) -> int:
-        return 4 * self.per_endpoint
+        return 2 * self.waiting_per_endpoint
 
     @property
     def held(self) -> int:
         """Deliveries leased at once (under way or waiting for a slot), new accounts aside."""
         return 2 * self.slots
+
+
+QUICK_S = 1.0
+"""An endpoint whose last attempt took less than this is not held to `per_endpoint`."""
 
 
 class DeliverySlots:
@@ -57,6 +63,7 @@ class DeliverySlots:
         self._waiting_endpoint: Counter[str] = Counter()
         self.running = 0
         self.waiting = 0
+        self._quick: set[str] = set()  # endpoints that answer fast: see `finished`
 
     @property
     def held(self) -> int:
@@ -90,7 +97,7 @@ class DeliverySlots:
             account, endpoint = due.delivery.account_id, due.delivery.endpoint_id
             if not self.has_room(account):
                 continue
-            if self._waiting_endpoint[endpoint] >= self.limits.waiting_per_endpoint:
+            if self.endpoint_full(endpoint):
                 continue
             self._waiting_account[account] += 1
             self._waiting_endpoint[endpoint] += 1
@@ -122,9 +129,19 @@ class DeliverySlots:
         least = self.limits.waiting_per_account // (2 if half else 1)
         return sorted(a for a, n in self._waiting_account.items() if n >= least)
 
+    def endpoint_full(self, endpoint_id: str) -> bool:
+        """Whether `admit` would refuse a delivery to this endpoint now."""
+        return self._waiting_endpoint[endpoint_id] >= self._waiting_cap(endpoint_id)
+
+    def _waiting_cap(self, endpoint_id: str) -> int:
+        limits = self.limits
+        quick = endpoint_id in self._quick
+        return limits.waiting_per_account if quick else limits.waiting_per_endpoint
+
     def full_endpoints(self) -> list[str]:
-        half = self.limits.waiting_per_endpoint // 2
-        return sorted(e for e, n in self._waiting_endpoint.items() if n >= half)
+        """Endpoints a claim should skip: half their waiting room is used."""
+        waiting = self._waiting_endpoint
+        return sorted(e for e, n in waiting.items() if 2 * n >= self._waiting_cap(e))
 
     def start_next(self) -> DueDelivery | None:
         """The next delivery to attempt, round-robin over accounts and then endpoints, if a
@@ -137,7 +154,8 @@ class DeliverySlots:
             if crowded and self._running_account[account]:
                 continue
             for endpoint, queue in endpoints.items():
-                if self._running_endpoint[endpoint] >= limits.per_endpoint:
+                cap = limits.slots if endpoint in self._quick else limits.per_endpoint
+                if self._running_endpoint[endpoint] >= cap:
                     continue
                 due = queue.popleft()
                 self._forget_waiting(account, endpoint)
@@ -152,12 +170,19 @@ class DeliverySlots:
                 return due
         return None
 
-    def finished(self, due: DueDelivery) -> None:
-        """An attempt started by `start_next` has ended: its slot is free."""
+    def finished(self, due: DueDelivery, took_s: float) -> None:
+        """An attempt started by `start_next` has ended after `took_s`: its slot is free.
+        An endpoint that answered within `QUICK_S` may run more than `per_endpoint` at once
+        (it frees them as fast), until an attempt of it is slow or it holds nothing."""
         account, endpoint = due.delivery.account_id, due.delivery.endpoint_id
         _decrement(self._running_account, account)
         _decrement(self._running_endpoint, endpoint)
         self.running -= 1
+        holds = self._running_endpoint[endpoint] or self._waiting_endpoint[endpoint]
+        if took_s < QUICK_S and holds:
+            self._quick.add(endpoint)
+        else:
+            self._quick.discard(endpoint)
 
     def waiting_ids(self) -> list[str]:
         return [d.delivery.id for e in self._ready.values() for q in e.values() for d in q]

@@ -24,6 +24,7 @@ log = logging.getLogger(__name__)
 
 EVENTS, DUE = "events", "due"
 RECORD_BATCH = 50
+RECORD_WITHIN_S = 0.2  # a finished attempt waits at most this long for a fuller batch
 MAX_RECORDERS = 2
 Skips = tuple[frozenset[str], frozenset[str]]  # accounts, endpoints
 
@@ -35,6 +36,7 @@ class SenderRun:
         self.wakeup = wakeup
         self.slots = DeliverySlots(sender.limits)
         self.sending: dict[asyncio.Task[AttemptOutcome], DueDelivery] = {}
+        self.started: dict[asyncio.Task[AttemptOutcome], float] = {}
         self.finished: list[Finished] = []
         self.recording: dict[asyncio.Task[int], list[Finished]] = {}
         self.fetching: tuple[asyncio.Task[Fetched], str, Skips, int] | None = None
@@ -44,6 +46,9 @@ class SenderRun:
         self.waiter: asyncio.Task[bool] | None = None
         self.done = 0
         self.fetch_failed = False
+        self.saturated: dict[str, frozenset[str]] = {}  # see Fetched.saturated
+        self.first_finished: float | None = None  # when the oldest unrecorded one ended
+        self.looked_at = asyncio.get_running_loop().time()  # the last look_again
 
     async def run(self) -> int:
         keeper = asyncio.create_task(self.s.keep_leases(self.owner, self.held))
@@ -88,18 +93,23 @@ class SenderRun:
         if self.wakeup is not None:
             self.wakeup.clear()
         self.dry.clear()
+        self.looked_at = asyncio.get_running_loop().time()
         self.generation += 1
         self.last_source = None  # new events first
 
     def skips(self, source: str) -> Skips:
         """What a look at `source` skips. Claims skip accounts and endpoints once half their
-        waiting room is used (so they fetch in batches); fan-out skips only full accounts:
-        an event of an account with room is made into deliveries even when some of its
-        endpoints are full (those wait as due rows), so the account's other endpoints, and
-        the events behind it, are not held up."""
-        if source == EVENTS:
-            return frozenset(self.slots.full_accounts(half=False)), frozenset()
-        return frozenset(self.slots.full_accounts()), frozenset(self.slots.full_endpoints())
+        waiting room is used (so they fetch in batches). Fan-out skips full accounts and
+        those whose every endpoint is full; an event of another account is made into
+        deliveries even when some of its endpoints are full (those wait as due rows), so
+        the account's other endpoints, and the events behind it, are not held up."""
+        endpoints = frozenset(self.slots.full_endpoints())
+        if source == DUE:
+            return frozenset(self.slots.full_accounts()), endpoints
+        for account, own in list(self.saturated.items()):
+            if not own <= endpoints:  # one of its endpoints has room again
+                del self.saturated[account]
+        return frozenset({*self.slots.full_accounts(half=False), *self.saturated}), frozenset()
 
     def is_dry(self, source: str, skips: Skips) -> bool:
         """Whether looking at `source` with these skips would find nothing new."""
@@ -115,8 +125,7 @@ class SenderRun:
     def fetch(self) -> None:
         if self.fetching is not None or self.fetch_failed:
             return
-        budget = min(self.slots.room(), self.s.batch)
-        if budget <= 0:
+        if self.slots.room() <= 0:
             return
         sources = [s for s in (EVENTS, DUE) if not self.is_dry(s, self.skips(s))]
         if not sources:
@@ -124,28 +133,36 @@ class SenderRun:
         source = sources[0] if len(sources) == 1 or self.last_source != EVENTS else sources[1]
         skips = self.skips(source)
         accounts, endpoints = skips
+        budget = min(self.slots.room(), self.s.batch)
         if source == EVENTS:
             work = self.s.fan_out(self.owner, self.slots, budget, accounts)
-        else:
+        else:  # a claim reads whole rows: not many more than one can take
+            budget = min(budget, 2 * self.slots.limits.waiting_per_endpoint)
             held = set(self.held())  # a claim may find a lease this run holds: not twice
             work = self.s.claim(self.owner, self.slots, budget, accounts, endpoints, held)
         self.fetching = (asyncio.create_task(work), source, skips, self.generation)
         self.last_source = source
 
     def start_attempts(self) -> None:
+        now = asyncio.get_running_loop().time()
         while (due := self.slots.start_next()) is not None:
-            self.sending[asyncio.create_task(self.s.attempt(due))] = due
+            task = asyncio.create_task(self.s.attempt(due))
+            self.sending[task] = due
+            self.started[task] = now
 
     def record(self) -> None:
         if not self.finished or len(self.recording) >= MAX_RECORDERS:
             return
-        if (
-            len(self.finished) >= RECORD_BATCH
-            or not self.sending
-            or (not self.slots.waiting and len(self.finished) >= len(self.sending))
-        ):
+        if len(self.finished) >= RECORD_BATCH or not self.sending or self.record_wait() <= 0:
             batch, self.finished = self.finished, []
+            self.first_finished = None
             self.recording[asyncio.create_task(self.s.record(self.owner, batch))] = batch
+
+    def record_wait(self) -> float:
+        """Seconds until the oldest finished attempt should be recorded."""
+        if self.first_finished is None:
+            return RECORD_WITHIN_S
+        return self.first_finished + RECORD_WITHIN_S - asyncio.get_running_loop().time()
 
     async def wait(self) -> None:
         waiting: set[asyncio.Task[Any]] = {*self.sending, *self.recording}
@@ -157,6 +174,8 @@ class SenderRun:
             waiting.add(self.waiter)
         # not looking: tick, so a look found dry is repeated after recheck_s at the latest
         timeout = None if self.fetching else self.s.recheck_s
+        if self.finished and len(self.recording) < MAX_RECORDERS:  # record them in time
+            timeout = max(0.0, min(timeout or RECORD_WITHIN_S, self.record_wait()))
         done: set[asyncio.Task[Any]] = set()
         if waiting:
             done, _ = await asyncio.wait(
@@ -164,11 +183,14 @@ class SenderRun:
             )
         elif timeout is not None:
             await asyncio.sleep(timeout)
+        loop = asyncio.get_running_loop()
         for task in done:
             if task in self.sending:
                 due = self.sending.pop(task)
-                self.slots.finished(due)
+                self.slots.finished(due, loop.time() - self.started.pop(task))
                 self.finished.append((due, task.result()))
+                if self.first_finished is None:
+                    self.first_finished = loop.time()
             elif task in self.recording:
                 del self.recording[task]
                 self.done += task.result()
@@ -176,7 +198,7 @@ class SenderRun:
                 self.fetched(task)
         if self.wakeup is not None and self.wakeup.is_set():
             self.look_again()
-        elif not done:
+        elif not done and loop.time() - self.looked_at >= self.s.recheck_s:
             self.look_again()  # recheck_s passed with slow attempts under way
 
     def fetched(self, task: asyncio.Task[Fetched]) -> None:
@@ -192,7 +214,10 @@ class SenderRun:
             return
         # ended unsent (their endpoint is gone): they take no slot
         self.finished.extend((due, None) for due in found.leased if not due.deliverable)
+        self.saturated.update(found.saturated)
+        if found.made_due:
+            self.dry.pop(DUE, None)
         if found.dry and generation == self.generation:
             self.dry[source] = (skips, asyncio.get_running_loop().time())
-        else:
-            self.dry.pop(source, None)
+        # a look that found work leaves an earlier dry look (with more skipped) standing:
+        # nothing new came for what that one skipped

@@ -17,7 +17,7 @@ import asyncio
 import logging
 import random
 from collections.abc import Callable, Collection, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
@@ -49,12 +49,11 @@ LEASE = timedelta(seconds=20)
 so a slow receiver (15 s timeout) keeps its attempt; a dead sender's work is claimed again
 this long after its last renewal."""
 CONCURRENCY = 50
-PER_ENDPOINT = 10
+PER_ENDPOINT = 20
 BATCH = 200  # deliveries one fetch may offer at most
 RENEW_CHUNK = 100
 """Leases renewed by one statement: a run holds a bounded number (see `SlotLimits.held`),
 and no statement carries more ids than this."""
-RECORD_BATCH = 50
 RECHECK_S = 0.5
 """While slow attempts are under way, how often to look for new due work anyway."""
 SECRETS_CACHED = 10_000  # opened signing secrets kept (a rotation leaves the old one unused)
@@ -77,6 +76,10 @@ class Fetched:
 
     leased: list[DueDelivery]
     dry: bool  # it saw all it could take, or took nothing
+    made_due: bool = False  # a fan-out wrote deliveries due (unleased): claims find more
+    saturated: dict[str, frozenset[str]] = field(default_factory=dict)
+    """Accounts whose events were left in the outbox because every endpoint of theirs was
+    full, with those endpoints: later looks skip them until one has room again."""
 
 
 class WebhookSender:
@@ -132,7 +135,9 @@ class WebhookSender:
         transaction (an event's row is locked meanwhile, so no two senders fan it out),
         until about `budget` deliveries are made. Those `slots` admits are written leased
         to `owner`; the others are written due, for a later claim: a slow endpoint's
-        deliveries wait as rows, not in memory, and the events behind them are not held up."""
+        deliveries wait as rows, not in memory, and the events behind them are not held up.
+        An event of an account all of whose endpoints are full waits in the outbox instead
+        (making rows only to claim them later would double the work)."""
         now = self._clock.now()
         leased: list[DueDelivery] = []
         try:
@@ -141,14 +146,23 @@ class WebhookSender:
                 if not events:
                     return Fetched([], True)
                 accounts = sorted({e.account_id for e in events})
-                scopes = _by_scope(await tx.webhooks.active_endpoints(accounts))
+                active = await tx.webhooks.active_endpoints(accounts)
+                scopes = _by_scope(active)
                 taken: list[str] = []
                 unleased: list[WebhookDelivery] = []
+                saturated: dict[str, frozenset[str]] = {}
                 for event in events:
                     if len(leased) + len(unleased) >= budget:
                         break
+                    if event.account_id in saturated:
+                        continue
                     made = list(_deliveries_for(event, scopes, now))
                     admitted = slots.admit(made) if made else []
+                    if made and not admitted:
+                        own = frozenset(e.id for e in active if e.account_id == event.account_id)
+                        if all(slots.endpoint_full(e) for e in own):
+                            saturated[event.account_id] = own
+                            continue
                     ids = {d.delivery.id for d in admitted}
                     leased.extend(admitted)
                     unleased.extend(d.delivery for d in made if d.delivery.id not in ids)
@@ -162,7 +176,9 @@ class WebhookSender:
             slots.withdraw(leased)
             raise
         slots.leased(leased)  # committed: they may start (a result recorded earlier is lost)
-        return Fetched(leased, len(events) < budget and len(taken) == len(events))
+        saw_all = len(events) < budget and len(taken) == len(events)
+        # events left for full accounts: the next look skips those accounts and goes on
+        return Fetched(leased, saw_all or not (taken or saturated), bool(unleased), saturated)
 
     async def claim(
         self,

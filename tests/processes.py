@@ -75,3 +75,29 @@ def start_service(
             time.sleep(0.1)
     service.stop()
     pytest.fail("service did not start:\n" + log.read_text())
+
+
+def start_worker(database_url: str, workdir: Path, env: dict[str, str] | None = None) -> Service:
+    """`energyhub worker` (the background workers only; it serves no HTTP): returned once it
+    says it is running. `base` is empty."""
+    log = workdir / f"worker-{time.monotonic_ns()}.log"
+    environment = {**os.environ, "ENERGYHUB_DATABASE_URL": database_url, **(env or {})}
+    with log.open("w") as sink:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "energyhub", "worker"],
+            cwd=workdir,
+            env=environment,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+    worker = Service("", log, process)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            pytest.fail("worker exited:\n" + log.read_text())
+        if "running" in log.read_text():
+            return worker
+        time.sleep(0.1)
+    worker.stop()
+    pytest.fail("worker did not start:\n" + log.read_text())

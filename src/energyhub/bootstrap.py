@@ -61,6 +61,7 @@ from energyhub.services.sandbox import SANDBOX_DRIVER, SandboxService
 from energyhub.services.schedules import SchedulePlanner, ScheduleService
 from energyhub.services.secrets import CredentialCipher
 from energyhub.services.sessions import SessionService, SessionSource
+from energyhub.services.strategies import StrategyService
 from energyhub.services.sunspec import SunspecCommissioning
 from energyhub.services.webhook_sender import WebhookSender
 from energyhub.services.webhooks import WebhookService
@@ -243,6 +244,7 @@ async def build_container(
         actions=actions,
         sessions=SessionService(uow, clock, session_sources),
         schedules=ScheduleService(uow, clock, actions, changes, planner, scheduler.wake),
+        strategies=StrategyService(uow, clock, changes),
     )
     rate_limiter = RateLimiter(
         settings.redis_url,

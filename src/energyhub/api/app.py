@@ -21,6 +21,7 @@ from energyhub.api.routes import (
     sandbox,
     schedules,
     sessions,
+    strategies,
     users,
     webhooks,
 )
@@ -51,6 +52,7 @@ def create_app(
     for module in (devices, actions, users, sandbox, webhooks, linking):
         app.include_router(module.router)
     app.include_router(sessions.router)
+    app.include_router(strategies.router)
     app.include_router(schedules.router_for(services.settings.schedules))
 
     @app.get("/healthz", include_in_schema=False)

@@ -21,6 +21,7 @@ from energyhub.services.linking import LinkingService
 from energyhub.services.sandbox import SandboxService
 from energyhub.services.schedules import ScheduleService
 from energyhub.services.sessions import SessionService
+from energyhub.services.strategies import StrategyService
 from energyhub.services.webhooks import WebhookService
 
 
@@ -37,6 +38,7 @@ class ApiServices:
     sessions: SessionService
     schedules: ScheduleService
     linking: LinkingService
+    strategies: StrategyService
 
 
 # Dependencies are `async def`: FastAPI runs plain `def` ones in a thread pool (measured:

@@ -9,6 +9,7 @@ from energyhub.domain.actions import Action, action_type
 from energyhub.domain.capabilities import DeviceType
 from energyhub.domain.clock import isoformat_utc
 from energyhub.domain.devices import CacheType, Device, StateSource, Vehicle
+from energyhub.domain.goals import public_goal
 
 
 def device_body(
@@ -50,6 +51,7 @@ def device_body(
             if vehicle is None
             else {"id": vehicle.id, "links": {"self": vehicle_path(vehicle)}}
         )
+        body["goal"] = None if device.goal is None else public_goal(device.goal)
     if device.last_action is not None:
         body["lastAction"] = device.last_action
     body["currentSchedule"] = device.current_schedule

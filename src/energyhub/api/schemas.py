@@ -21,6 +21,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from energyhub.api.goal_schema import ChargingGoal
 from energyhub.domain.capabilities import DeviceType
 from energyhub.domain.clock import RANGE_TEXT, to_utc_in_range
 from energyhub.domain.errors import DeviceFailure, all_error_classes
@@ -168,6 +169,7 @@ class EvChargerDevice(DeviceBase):
     state: EvChargerState
     sessions: bool
     vehicle: VehicleRef | None
+    goal: ChargingGoal | None = Field(description="The charging goal; null when none is set.")
 
 
 class Vehicle(BaseModel):

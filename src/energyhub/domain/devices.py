@@ -60,6 +60,8 @@ class Device:
     last_action_id: str | None = None
     # when the manufacturer credentials stopped working (sandbox: the disconnect route)
     disconnected_at: datetime | None = None
+    # chargers: the charging goal's record (strategies), shown as `goal` in the body
+    goal: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -64,6 +64,7 @@ def device_from_row(row: Mapping[Any, Any]) -> Device:
         mode_command=row["mode_command"],
         last_action_id=row["last_action_id"],
         disconnected_at=aware(row["disconnected_at"]),
+        goal=row["charging_goal"],
     )
 
 

@@ -95,6 +95,7 @@ devices = Table(
     # linked through the Link UI: the linked account, and the vendor's id of the device
     Column("linked_account_id", String(40), nullable=True, index=True),
     Column("vendor_device_id", String(200), nullable=True),
+    Column("charging_goal", JsonDocument, nullable=True),  # chargers: the goal's record
     Column("created_at", UTCDateTime(), nullable=False),
     Column("updated_at", UTCDateTime(), nullable=False),
     Index(None, "account_id", "environment", "type", "created_at"),
@@ -371,4 +372,20 @@ device_samples = Table(
     Column("level", Float, nullable=True),  # percent (batteries)
     Column("power_kw", Float, nullable=True),  # charge rate or charging power
     Index(None, "device_id", "at"),
+)
+
+# --- sites (strategies): one per user, with its tariff and newest meter reading ------------
+sites = Table(
+    "sites",
+    metadata,
+    Column("pk", Integer, primary_key=True, autoincrement=True),
+    Column("account_id", String(40), ForeignKey("accounts.id"), nullable=False),
+    Column("environment", String(10), nullable=False),
+    Column("user_id", String(200), nullable=False),
+    Column("timezone", String(64), nullable=True),  # null: the user's first device's
+    Column("grid_import_limit_kw", Float, nullable=True),
+    Column("tariff", JsonDocument, nullable=True),
+    Column("last_reading", JsonDocument, nullable=True),  # {at, gridPower}
+    Column("updated_at", UTCDateTime(), nullable=False),
+    UniqueConstraint("account_id", "environment", "user_id"),
 )

@@ -21,6 +21,7 @@ from energyhub.persistence.members import SqlMemberRepository, SqlSampleReposito
 from energyhub.persistence.polling import SqlPollingRepository
 from energyhub.persistence.schedules import SqlScheduleRepository
 from energyhub.persistence.sessions import SqlSessionRepository
+from energyhub.persistence.sites import SqlSiteRepository
 from energyhub.persistence.sunspec import SqlSunspecRepository
 from energyhub.persistence.webhooks import SqlWebhookRepository
 
@@ -40,6 +41,7 @@ class SqlUnitOfWork:
     polling: SqlPollingRepository
     members: SqlMemberRepository
     samples: SqlSampleRepository
+    sites: SqlSiteRepository
 
     def __init__(self, engine: AsyncEngine) -> None:
         self._engine = engine
@@ -61,6 +63,7 @@ class SqlUnitOfWork:
         self.polling = SqlPollingRepository(self._connection)
         self.members = SqlMemberRepository(self._connection)
         self.samples = SqlSampleRepository(self._connection)
+        self.sites = SqlSiteRepository(self._connection)
         return self
 
     async def device_for_push(

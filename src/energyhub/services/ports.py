@@ -260,6 +260,27 @@ class ScheduleRepository(Protocol):
     ) -> Sequence[datetime]: ...
 
 
+@dataclass(frozen=True, slots=True)
+class StoredSite:
+    """A user's site (strategies): what the planner reads of the home."""
+
+    account_id: str
+    environment: Environment
+    user_id: str
+    timezone: str | None
+    grid_import_limit_kw: float | None
+    tariff: dict[str, Any] | None
+    last_reading: dict[str, Any] | None
+    updated_at: datetime
+
+
+class SiteRepository(Protocol):
+    async def get(
+        self, account_id: str, environment: Environment, user_id: str, *, lock: bool = False
+    ) -> StoredSite | None: ...
+    async def save(self, site: StoredSite, *, exists: bool) -> None: ...
+
+
 class SampleRepository(Protocol):
     """Live devices' recorded state (the dashboard's chart)."""
 
@@ -410,6 +431,8 @@ class UnitOfWork(PushUnitOfWork, Protocol):
     def linking(self) -> LinkingRepository: ...
     @property
     def samples(self) -> SampleRepository: ...
+    @property
+    def sites(self) -> SiteRepository: ...
 
 
 class UnitOfWorkFactory(Protocol):

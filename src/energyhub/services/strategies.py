@@ -1,0 +1,249 @@
+"""The strategies' use cases a client reads and writes: a user's site (timezone, grid
+import limit, tariff, prices, readings), a charger's charging goal, and its plan, computed
+by the domain planner when it is read.
+
+Decisions the contract leaves open:
+- PUT /site changes the fields it sends: an absent field keeps its value, null clears it
+  (no limit, no tariff, the timezone of the user's first device).
+- The goal's `readyAt` is fixed when the goal is set (the next time the site's clock shows
+  `readyBy`); once it has passed, the plan charges what is still missing at once.
+- The plan is computed on every read (so it is never older than the tariff, the goal, the
+  plug state or the delivered energy). A charger with no strategy running shows, with
+  status `not_running`, the plan `auto.charge_tariff` would follow."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import datetime
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from energyhub.domain.accounts import Principal
+from energyhub.domain.capabilities import DeviceType
+from energyhub.domain.clock import Clock, isoformat_utc
+from energyhub.domain.devices import Device, User
+from energyhub.domain.errors import UserNotFound
+from energyhub.domain.goals import (
+    charger_limits,
+    energy_needed,
+    goal_body,
+    is_plugged_in,
+    parse_goal,
+    public_goal,
+    session_energy,
+    strategy_of,
+)
+from energyhub.domain.planning import Goal, Plan, Site, plan_charging
+from energyhub.domain.site_updates import merge_prices, newer_reading, parse_prices, parse_readings
+from energyhub.domain.sites import parse_site, tariff_from_json
+from energyhub.services.changes import DeviceChangeFeed
+from energyhub.services.devices import visible_device
+from energyhub.services.ports import StoredSite, UnitOfWork, UnitOfWorkFactory
+
+SURPLUS_ONLY = "auto.charge_surplus_only"
+
+
+def site_record(site: StoredSite, timezone: str | None) -> dict[str, Any]:
+    return {
+        "userId": site.user_id,
+        "timezone": site.timezone or timezone,
+        "gridImportLimit": None
+        if site.grid_import_limit_kw is None
+        else {"value": site.grid_import_limit_kw, "unit": "kw"},
+        "tariff": site.tariff,
+        "lastReading": site.last_reading,
+        "updatedAt": isoformat_utc(site.updated_at),
+    }
+
+
+class StrategyService:
+    def __init__(self, uow: UnitOfWorkFactory, clock: Clock, changes: DeviceChangeFeed) -> None:
+        self._uow = uow
+        self._clock = clock
+        self._changes = changes
+
+    # --- the site -------------------------------------------------------------------------
+
+    async def get_site(self, principal: Principal, user_ref: str) -> dict[str, Any]:
+        async with self._uow() as tx:
+            user = await _user(tx, principal, user_ref)
+            site = await tx.sites.get(principal.account_id, principal.environment, user.id)
+            timezone = await _first_device_timezone(tx, principal, user)
+        if site is None:
+            return {
+                "userId": user.id,
+                "timezone": timezone,
+                "gridImportLimit": None,
+                "tariff": None,
+                "lastReading": None,
+                "updatedAt": None,
+            }
+        return site_record(site, timezone)
+
+    async def put_site(self, principal: Principal, user_ref: str, body: object) -> dict[str, Any]:
+        """Changes the fields sent; checked in this order: the user (404), the body (400)."""
+        async with self._uow() as tx:
+            await _user(tx, principal, user_ref)
+        changes = parse_site(body)
+        return await self._change(principal, user_ref, lambda site: replace(site, **changes.values))
+
+    async def add_prices(self, principal: Principal, user_ref: str, body: object) -> dict[str, Any]:
+        async with self._uow() as tx:
+            await _user(tx, principal, user_ref)
+        added = parse_prices(body)
+        return await self._change(
+            principal, user_ref, lambda site: replace(site, tariff=merge_prices(site.tariff, added))
+        )
+
+    async def add_readings(
+        self, principal: Principal, user_ref: str, body: object
+    ) -> dict[str, Any]:
+        async with self._uow() as tx:
+            await _user(tx, principal, user_ref)
+        reading = parse_readings(body, self._clock.now())
+        return await self._change(
+            principal,
+            user_ref,
+            lambda site: replace(site, last_reading=newer_reading(site.last_reading, reading)),
+        )
+
+    async def _change(self, principal: Principal, user_ref: str, change: Any) -> dict[str, Any]:
+        """Applies `change` to the user's site (a new one when there is none) under its
+        row lock, and answers the site record."""
+        now = self._clock.now()
+        async with self._uow() as tx:
+            user = await _user(tx, principal, user_ref)
+            env = principal.environment
+            current = await tx.sites.get(principal.account_id, env, user.id, lock=True)
+            base = current or StoredSite(
+                principal.account_id, env, user.id, None, None, None, None, now
+            )
+            updated = replace(change(base), updated_at=now)
+            await tx.sites.save(updated, exists=current is not None)
+            timezone = await _first_device_timezone(tx, principal, user)
+        return site_record(updated, timezone)
+
+    # --- goals and plans ------------------------------------------------------------------
+
+    async def put_goal(self, principal: Principal, device_id: str, body: object) -> dict[str, Any]:
+        """Checked in this order: the charger (404), the body (400), `target` (422)."""
+        async with self._uow() as tx:
+            device = await visible_device(tx, principal, DeviceType.EV_CHARGER, device_id)
+        request = parse_goal(body, device)
+        now = self._clock.now()
+        async with self._uow() as tx:
+            device = await visible_device(
+                tx, principal, DeviceType.EV_CHARGER, device_id, lock=True
+            )
+            tz = await _site_timezone(tx, device)
+            goal = goal_body(request, tz, now, session_energy(device))
+            await tx.devices.update_device(device.id, charging_goal=goal, updated_at=now)
+        self._changes.publish(device.id)
+        return public_goal(goal)
+
+    async def delete_goal(self, principal: Principal, device_id: str) -> dict[str, Any] | None:
+        """Removes the goal; answers the goal removed (null when there was none)."""
+        now = self._clock.now()
+        async with self._uow() as tx:
+            device = await visible_device(
+                tx, principal, DeviceType.EV_CHARGER, device_id, lock=True
+            )
+            if device.goal is not None:
+                await tx.devices.update_device(device.id, charging_goal=None, updated_at=now)
+        self._changes.publish(device.id)
+        return None if device.goal is None else public_goal(device.goal)
+
+    async def plan(self, principal: Principal, device_id: str) -> dict[str, Any]:
+        now = self._clock.now()
+        async with self._uow() as tx:
+            device = await visible_device(tx, principal, DeviceType.EV_CHARGER, device_id)
+            stored = await tx.sites.get(device.account_id, device.environment, device.user_id)
+            vehicles = await tx.devices.vehicles_for_chargers([device.id])
+        tz = ZoneInfo(stored.timezone if stored and stored.timezone else device.timezone)
+        site = Site(
+            tz,
+            grid_limit_kw=None if stored is None else stored.grid_import_limit_kw,
+            tariff=None if stored is None else tariff_from_json(stored.tariff),
+        )
+        strategy = strategy_of(device)
+        goal = None
+        if device.goal is not None:
+            needed = energy_needed(device.goal, device, vehicles.get(device.id))
+            if needed is not None:
+                goal = Goal(needed, datetime.fromisoformat(device.goal["readyAt"]))
+        record = {
+            "strategy": strategy,
+            "goal": None if device.goal is None else public_goal(device.goal),
+            "updatedAt": isoformat_utc(now),
+        }
+        if strategy is not None and not is_plugged_in(device):
+            return {**record, **_empty("unplugged", site, _UNPLUGGED)}
+        if strategy == SURPLUS_ONLY:
+            return {**record, **_empty("waiting", site, _SURPLUS_ONLY)}
+        plan = plan_charging(now=now, site=site, charger=charger_limits(device), goal=goal)
+        status = plan.status.value
+        explanation = plan.explanation
+        if strategy is None:
+            status = "not_running"
+            explanation = f"{_NOT_RUNNING} {explanation}"
+        return {**record, **_plan_fields(plan, status, explanation)}
+
+
+_UNPLUGGED = "The car is not plugged in: charging is planned when it is."
+_SURPLUS_ONLY = "Charging from the site's solar surplus only: no charging from the grid is planned."
+_NOT_RUNNING = (
+    "No strategy is running (push auto.charge_tariff to start one); this is the plan it "
+    "would follow:"
+)
+
+
+def _empty(status: str, site: Site, explanation: str) -> dict[str, Any]:
+    currency = site.tariff.currency if site.tariff else None
+    return {
+        "status": status,
+        "slots": [],
+        "expectedEnergy": {"value": 0.0, "unit": "kwh"},
+        "expectedCost": None if currency is None else {"value": 0.0, "currency": currency},
+        "explanation": explanation,
+    }
+
+
+def _plan_fields(plan: Plan, status: str, explanation: str) -> dict[str, Any]:
+    priced = plan.currency is not None
+    return {
+        "status": status,
+        "slots": [
+            {
+                "start": isoformat_utc(slot.start),
+                "end": isoformat_utc(slot.end),
+                "power": {"value": round(slot.power_kw, 3), "unit": "kw"},
+                "source": slot.source,
+                "price": round(slot.price, 6) if priced else None,
+            }
+            for slot in plan.slots
+        ],
+        "expectedEnergy": {"value": round(plan.expected_energy_kwh, 3), "unit": "kwh"},
+        "expectedCost": {"value": round(plan.expected_cost, 4), "currency": plan.currency}
+        if priced
+        else None,
+        "explanation": explanation,
+    }
+
+
+async def _user(tx: UnitOfWork, principal: Principal, user_ref: str) -> User:
+    user = await tx.devices.get_user(principal.account_id, principal.environment, user_ref)
+    if user is None:
+        raise UserNotFound(f"No user {user_ref!r} in this environment.")
+    return user
+
+
+async def _first_device_timezone(tx: UnitOfWork, principal: Principal, user: User) -> str | None:
+    found, _ = await tx.devices.list_devices(
+        principal.account_id, principal.environment, [], user.id, 0, 1
+    )
+    return found[0].timezone if found else None
+
+
+async def _site_timezone(tx: UnitOfWork, device: Device) -> ZoneInfo:
+    site = await tx.sites.get(device.account_id, device.environment, device.user_id)
+    return ZoneInfo(site.timezone if site and site.timezone else device.timezone)

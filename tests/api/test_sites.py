@@ -134,7 +134,8 @@ async def test_a_bad_tariff_lists_each_problem(api: Api) -> None:
         {"path": "body.tariff.export.prices[0].end", "message": "must be after start"},
         {
             "path": "body.tariff.export.prices[2]",
-            "message": "overlaps period 1: starts before it ends",
+            "message": "periods 1 and 2 overlap from 2026-11-20T16:00:00.000Z to "
+            "2026-11-20T17:00:00.000Z",
         },
     ]
     assert (await api.get(caller, "/users/home-1/site")).json()["data"]["tariff"] is None
@@ -161,6 +162,18 @@ async def test_a_bad_tariff_lists_each_problem(api: Api) -> None:
             "body.tariff.import.timeOfUse[0].from",
         ),
         ({"currency": "EUR", "import": TOU, "fee": 1}, "body.tariff.fee"),
+        (  # from == to is the whole day: it overlaps the other period
+            {
+                "currency": "EUR",
+                "import": {
+                    "timeOfUse": [
+                        {"from": "06:00", "to": "06:00", "price": 1},
+                        {"from": "00:00", "to": "06:00", "price": 1},
+                    ]
+                },
+            },
+            "body.tariff.import.timeOfUse",
+        ),
     ],
 )
 async def test_each_tariff_rule_is_a_400(api: Api, tariff: dict[str, Any], path: str) -> None:
@@ -179,6 +192,12 @@ async def test_periods_over_midnight_and_a_single_whole_day_are_accepted(api: Ap
             ]
         },
         {"timeOfUse": [{"from": "00:00", "to": "24:00", "price": -0.01}]},
+        {"timeOfUse": [{"from": "06:00", "to": "06:00", "price": 0.2}]},
+        {
+            "prices": [
+                {"start": "2026-11-20t13:00:00z", "end": "2026-11-20T15:00:00+01:00", "price": 1}
+            ]
+        },
     ]:
         response = await _put(api, caller, {"tariff": {"currency": "EUR", "import": import_}})
         assert response.status_code == 200, response.text
@@ -217,7 +236,8 @@ async def test_prices_merge_into_a_dynamic_tariff_a_later_period_replacing_the_s
     assert _errors(response) == [
         {
             "path": "body.import[0]",
-            "message": "overlaps the stored period from 2026-11-20T15:00:00.000Z to "
+            "message": "this period and the stored one from 2026-11-20T15:00:00.000Z to "
+            "2026-11-20T16:00:00.000Z overlap from 2026-11-20T15:30:00.000Z to "
             "2026-11-20T16:00:00.000Z: send periods that start where others end",
         }
     ]

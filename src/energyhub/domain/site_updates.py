@@ -88,8 +88,10 @@ def _overlaps_stored(
             )
             problems.add(
                 f"{path}[{posted}]",
-                f"overlaps the stored period from {isoformat_utc(other[0])} to "
-                f"{isoformat_utc(other[1])}: send periods that start where others end",
+                f"this period and the stored one from {isoformat_utc(other[0])} to "
+                f"{isoformat_utc(other[1])} overlap from {isoformat_utc(after)} to "
+                f"{isoformat_utc(min(end, after_end))}: send periods that start where "
+                "others end",
             )
 
 

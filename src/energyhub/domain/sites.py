@@ -27,7 +27,7 @@ MAX_READINGS = 500
 MAX_PRICE = 1_000_000.0
 MAX_POWER_VALUE = 1e9
 DAY_MINUTES = 24 * 60
-ISO_START = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}")
+ISO_START = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}")
 
 
 @cache
@@ -178,13 +178,10 @@ def _time_of_use(raw: object, path: str, problems: Problems) -> list[dict[str, A
         assert isinstance(begin, str)
         assert isinstance(end, str)
         lo, hi = _minutes(begin), _minutes(end) % DAY_MINUTES
-        if lo == hi and len(raw) > 1:
-            problems.add(where, "from and to are the same time: the period is empty")
-            continue
         periods.append({"from": begin, "to": end, "price": price})
         if hi > lo:
             spans.append((lo, hi, index))
-        else:  # over midnight (or the whole day when alone)
+        else:  # over midnight (from == to: the whole day)
             spans.append((lo, DAY_MINUTES, index))
             if hi > 0:
                 spans.append((0, hi, index))
@@ -224,7 +221,7 @@ def instant(raw: object, path: str, problems: Problems) -> datetime | None:
     """An ISO 8601 date-time with an offset or Z, within the service's time range."""
     if isinstance(raw, str) and ISO_START.match(raw):
         try:
-            parsed = datetime.fromisoformat(raw)
+            parsed = datetime.fromisoformat(raw.upper())  # RFC 3339 allows t and z
         except ValueError:
             parsed = None
         if parsed is not None and parsed.tzinfo is not None:
@@ -233,8 +230,8 @@ def instant(raw: object, path: str, problems: Problems) -> datetime | None:
                 return utc
     problems.add(
         path,
-        f"must be an ISO 8601 date-time with an offset or Z such as 2026-12-01T06:00:00Z, "
-        f"{RANGE_TEXT}",
+        "must be an ISO 8601 date-time with an offset or Z (such as 2026-12-01T06:00:00Z) "
+        f"and must lie {RANGE_TEXT}",
     )
     return None
 
@@ -275,7 +272,9 @@ def overlaps(
         end, _, index = by_start[start]
         if previous is not None and start < previous[0]:
             problems.add(
-                f"{path}[{index}]", f"overlaps period {previous[1]}: starts before it ends"
+                f"{path}[{index}]",
+                f"periods {previous[1]} and {index} overlap from {isoformat_utc(start)} to "
+                f"{isoformat_utc(min(end, previous[0]))}",
             )
         if previous is None or end > previous[0]:
             previous = (end, index)

@@ -3,6 +3,7 @@ problem named, dynamic prices merged, meter readings kept newest-first."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import httpx
@@ -303,3 +304,26 @@ async def test_another_accounts_user_is_not_found(api: Api) -> None:
     response = await api.get(stranger, "/users/home-1/site")
     assert response.status_code == 404
     assert response.json()["error"]["code"] == "USER_NOT_FOUND"
+
+
+async def test_concurrent_first_writes_each_keep_their_field(api: Api) -> None:
+    """Five writers race to create the site: none fails, none undoes another."""
+    caller = await _user(api)
+    bodies: list[dict[str, Any]] = [
+        {"timezone": "Europe/Paris"},
+        {"gridImportLimit": {"value": 16, "unit": "kw"}},
+        {"tariff": {"currency": "EUR", "import": TOU}},
+        {"timezone": "Europe/Paris"},
+        {"gridImportLimit": {"value": 16, "unit": "kw"}},
+    ]
+    readings = {"readings": [{"at": hour(11), "gridPower": {"value": 1, "unit": "kw"}}]}
+    responses = await asyncio.gather(
+        *(_put(api, caller, body) for body in bodies),
+        api.client.post("/users/home-1/site/readings", json=readings, headers=caller.headers),
+    )
+    assert [r.status_code for r in responses] == [200] * 5 + [202], [r.text for r in responses]
+    site = (await api.get(caller, "/users/home-1/site")).json()["data"]
+    assert site["timezone"] == "Europe/Paris"
+    assert site["gridImportLimit"] == {"value": 16.0, "unit": "kw"}
+    assert site["tariff"]["import"] == TOU
+    assert site["lastReading"]["at"] == "2026-11-20T11:00:00.000Z"

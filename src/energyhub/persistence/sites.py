@@ -1,8 +1,12 @@
-"""Sites in SQL: one row per user, written whole by the site service."""
+"""Sites in SQL: one row per user, written whole by the strategy service under its lock."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from sqlalchemy import select
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from energyhub.domain.accounts import Environment
@@ -41,30 +45,38 @@ class SqlSiteRepository:
             updated_at=aware(row.updated_at),
         )
 
-    async def save(self, site: StoredSite, *, exists: bool) -> None:
-        values = {
-            "timezone": site.timezone,
-            "grid_import_limit_kw": site.grid_import_limit_kw,
-            "tariff": site.tariff,
-            "last_reading": site.last_reading,
-            "updated_at": site.updated_at,
-        }
-        if exists:
-            await self._c.execute(
-                sites.update()
-                .where(
-                    sites.c.account_id == site.account_id,
-                    sites.c.environment == site.environment.value,
-                    sites.c.user_id == site.user_id,
-                )
-                .values(**values)
+    async def ensure(self, site: StoredSite) -> None:
+        """Adds the site unless the user has one: writers racing to create it each find
+        the one row, which `get(lock=True)` then hands them in turn."""
+        insert = postgresql_insert if self._c.dialect.name == "postgresql" else sqlite_insert
+        await self._c.execute(
+            insert(sites)
+            .values(
+                account_id=site.account_id,
+                environment=site.environment.value,
+                user_id=site.user_id,
+                **_values(site),
             )
-        else:
-            await self._c.execute(
-                sites.insert().values(
-                    account_id=site.account_id,
-                    environment=site.environment.value,
-                    user_id=site.user_id,
-                    **values,
-                )
+            .on_conflict_do_nothing(index_elements=["account_id", "environment", "user_id"])
+        )
+
+    async def save(self, site: StoredSite) -> None:
+        await self._c.execute(
+            sites.update()
+            .where(
+                sites.c.account_id == site.account_id,
+                sites.c.environment == site.environment.value,
+                sites.c.user_id == site.user_id,
             )
+            .values(**_values(site))
+        )
+
+
+def _values(site: StoredSite) -> dict[str, Any]:
+    return {
+        "timezone": site.timezone,
+        "grid_import_limit_kw": site.grid_import_limit_kw,
+        "tariff": site.tariff,
+        "last_reading": site.last_reading,
+        "updated_at": site.updated_at,
+    }

@@ -108,18 +108,18 @@ class StrategyService:
         )
 
     async def _change(self, principal: Principal, user_ref: str, change: Any) -> dict[str, Any]:
-        """Applies `change` to the user's site (a new one when there is none) under its
-        row lock, and answers the site record."""
+        """Applies `change` to the user's site (made first when there is none) under its
+        row lock, so concurrent writers take turns, and answers the site record."""
         now = self._clock.now()
         async with self._uow() as tx:
             user = await _user(tx, principal, user_ref)
             env = principal.environment
+            empty = StoredSite(principal.account_id, env, user.id, None, None, None, None, now)
+            await tx.sites.ensure(empty)
             current = await tx.sites.get(principal.account_id, env, user.id, lock=True)
-            base = current or StoredSite(
-                principal.account_id, env, user.id, None, None, None, None, now
-            )
-            updated = replace(change(base), updated_at=now)
-            await tx.sites.save(updated, exists=current is not None)
+            assert current is not None, "ensured above"
+            updated = replace(change(current), updated_at=now)
+            await tx.sites.save(updated)
             timezone = await _first_device_timezone(tx, principal, user)
         return site_record(updated, timezone)
 

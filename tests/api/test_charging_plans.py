@@ -242,3 +242,28 @@ async def test_dynamic_prices_posted_later_move_the_plan(api: Api) -> None:
         ("2026-11-20T18:00:00.000Z", -0.05)
     ]
     assert plan["expectedCost"] == {"value": -0.55, "currency": "EUR"}
+
+
+async def test_a_target_goal_needs_the_way_from_the_cars_charge_and_is_done_below_it(
+    api: Api,
+) -> None:
+    caller, charger = await _charger(api)
+    await _site(api, caller, {"tariff": {"currency": "EUR", "import": TOU}})
+    api.clock.set(datetime(2026, 11, 20, 17, 0, tzinfo=UTC))
+    await _start(api, caller, charger, "auto.charge_tariff")
+    body = (await api.get(caller, f"/ev-charger/{charger['id']}", expedite="true")).json()
+    vehicle_id = body["data"]["vehicle"]["id"]
+    car = (await api.get(caller, f"/vehicles/{vehicle_id}")).json()["data"]
+    soc, capacity = car["stateOfCharge"], car["batteryCapacity"]["value"]
+    path = f"/ev-charger/{charger['id']}/goal"
+    goal = {"readyBy": "07:00", "target": {"value": 90, "unit": "percent"}}
+    assert (await api.client.put(path, json=goal, headers=caller.headers)).status_code == 200
+    plan = await _plan(api, caller, charger)
+    assert plan["status"] == "waiting"
+    expected = round((90 - soc) / 100 * capacity, 3)
+    assert abs(plan["expectedEnergy"]["value"] - expected) < 0.01
+    below = {"readyBy": "07:00", "target": {"value": max(1, soc - 5), "unit": "percent"}}
+    assert (await api.client.put(path, json=below, headers=caller.headers)).status_code == 200
+    plan = await _plan(api, caller, charger)
+    assert (plan["status"], plan["slots"]) == ("done", [])
+    assert plan["explanation"] == "Done: nothing more is needed by 07:00."

@@ -3,6 +3,7 @@ cached read and FastAPI's route alike), remove; every refusal with its code."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 import httpx
@@ -156,3 +157,17 @@ async def test_goals_of_unknown_or_other_devices_are_404(api: Api) -> None:
             assert response.json()["error"]["code"] == "DEVICE_NOT_FOUND"
         plan = await api.get(caller, f"/ev-charger/{device_id}/plan")
         assert plan.status_code == 404
+
+
+async def test_a_ready_by_time_the_spring_night_skips_is_the_moment_the_clock_jumps(
+    api: Api,
+) -> None:
+    """Europe/Berlin has no 02:30 on 2026-03-29: clocks go from 02:00 to 03:00 (01:00Z)."""
+    api.clock.set(datetime(2026, 3, 28, 12, 0, tzinfo=UTC))
+    caller, charger = await _charger(api)
+    body = {"readyBy": "02:30", "energy": {"value": 5, "unit": "kwh"}}
+    goal = (await _put(api, caller, charger["id"], body)).json()["data"]
+    assert goal["readyAt"] == "2026-03-29T01:00:00.000Z"
+    api.clock.set(datetime(2026, 3, 29, 12, 0, tzinfo=UTC))
+    goal = (await _put(api, caller, charger["id"], body)).json()["data"]
+    assert goal["readyAt"] == "2026-03-30T00:30:00.000Z"  # 02:30 CEST the next night

@@ -95,6 +95,16 @@ async def test_metrics_carry_every_name_and_label_from_real_traffic(database_url
             f"/battery/{device}", json=push("charge", start=soon), headers=caller.headers
         )
         assert later.status_code in (200, 201, 202), later.text
+        other = await client.post(
+            "/sandbox/devices", json={"type": "battery", "userId": "u"}, headers=caller.headers
+        )
+        refused = {"result": "failed", "errorCode": "DEVICE_OFFLINE"}
+        failed = await client.post(
+            f"/battery/{other.json()['data']['id']}",
+            json={**push("idle"), "sandbox": refused},
+            headers=caller.headers,
+        )
+        assert failed.json()["error"]["code"] == "DEVICE_OFFLINE", failed.text
         await asyncio.wait_for(received.wait(), WAIT)  # a push.completed reached the hook
 
         samples = await until(
@@ -120,7 +130,11 @@ async def test_metrics_carry_every_name_and_label_from_real_traffic(database_url
         assert value(samples, "energyhub_http_requests_total", **pushes) >= 1
         assert value(samples, "energyhub_actions_total", state="scheduled") >= 1
         assert value(samples, "energyhub_actions_total", state="completed") >= 1
-        assert value(samples, "energyhub_driver_calls_total", driver="sandbox", outcome="ok") >= 1
+        sandbox = {"driver": "sandbox"}
+        assert value(samples, "energyhub_driver_calls_total", **sandbox, outcome="ok") >= 1
+        offline = {**sandbox, "outcome": "DEVICE_OFFLINE"}
+        assert value(samples, "energyhub_driver_calls_total", **offline) == 1
+        assert value(samples, "energyhub_actions_total", state="failed") == 1
         assert value(samples, "energyhub_webhook_lateness_seconds_count") >= 1
         assert value(samples, "energyhub_ocpp_connections") == 0
 

@@ -98,6 +98,7 @@ def test_json_logs_carry_the_request_id(tmp_path: Path) -> None:
     assert lines, "no log line"
     for line in lines:
         assert {"time", "level", "logger", "message"} <= line.keys(), line
+        assert "color_message" not in line, line  # uvicorn's terminal copy of the message
     served = [line for line in lines if line.get("requestId") == "trace-42"]
     assert served, lines
     assert served[0]["logger"] == "energyhub.access"

@@ -14,7 +14,8 @@ import orjson
 REQUEST_ID: ContextVar[str | None] = ContextVar("energyhub_request_id", default=None)
 TEXT_FORMAT = "%(asctime)s %(levelname)s %(name)s %(message)s"
 # LogRecord's own attributes: everything else on a record was passed as `extra`
-_STANDARD = frozenset(logging.makeLogRecord({}).__dict__) | {"message", "asctime"}
+# (uvicorn adds `color_message`, the message with terminal colours)
+_STANDARD = frozenset(logging.makeLogRecord({}).__dict__) | {"message", "asctime", "color_message"}
 
 
 class JsonFormatter(logging.Formatter):

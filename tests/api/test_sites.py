@@ -248,11 +248,20 @@ async def test_prices_need_a_dynamic_tariff_to_go_into(api: Api) -> None:
     caller = await _user(api)
     more = {"import": [{"start": hour(13), "end": hour(14), "price": 0.3}]}
     response = await api.client.post("/users/home-1/site/prices", json=more, headers=caller.headers)
-    assert response.status_code == 400
-    assert "no tariff" in response.json()["error"]["message"]
+    assert response.status_code == 409
+    assert response.json()["error"]["code"] == "TARIFF_NOT_DYNAMIC"
+    assert "no dynamic tariff" in response.json()["error"]["message"]
     await _put(api, caller, {"tariff": {"currency": "EUR", "import": TOU}})
     response = await api.client.post("/users/home-1/site/prices", json=more, headers=caller.headers)
-    assert [e["path"] for e in _errors(response)] == ["body.import"]
+    assert response.status_code == 409
+    error = response.json()["error"]
+    assert (error["code"], error["details"]) == ("TARIFF_NOT_DYNAMIC", {"side": "import"})
+    export = {"export": more["import"]}  # no export tariff yet: dynamic periods start one
+    response = await api.client.post(
+        "/users/home-1/site/prices", json=export, headers=caller.headers
+    )
+    assert response.status_code == 200, response.text
+    assert response.json()["data"]["tariff"]["export"] == {"prices": more["import"]}
     empty = await api.client.post("/users/home-1/site/prices", json={}, headers=caller.headers)
     assert [e["path"] for e in _errors(empty)] == ["body"]
 

@@ -287,6 +287,14 @@ class SchedulerActive(ApiError):
     )
 
 
+class TariffNotDynamic(ApiError):
+    code, status = "TARIFF_NOT_DYNAMIC", 409
+    default_message = (
+        "The site has no dynamic tariff to add prices to: first set one with PUT "
+        "/users/{userId}/site and a tariff {currency, import: {prices: [...]}}."
+    )
+
+
 class VppLocked(ApiError):
     code, status = "VPP_LOCKED", 423
     default_message = "The device is locked by a virtual power plant: retry after details.until."

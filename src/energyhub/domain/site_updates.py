@@ -8,7 +8,7 @@ from itertools import pairwise
 from typing import Any
 
 from energyhub.domain.clock import isoformat_utc
-from energyhub.domain.errors import InvalidRequest
+from energyhub.domain.errors import TariffNotDynamic
 from energyhub.domain.sites import (
     MAX_READINGS,
     Problems,
@@ -40,24 +40,23 @@ def merge_prices(
     tariff: dict[str, Any] | None, added: dict[str, list[dict[str, Any]]]
 ) -> dict[str, Any]:
     """The tariff with the periods added (a new period replaces a stored one of the same
-    start). Refused (400) when there is no tariff to add to, when a part is time-of-use,
-    or when a new period overlaps a stored one of another start."""
+    start). Refused: with 409 TARIFF_NOT_DYNAMIC when there is no tariff to add to or a
+    part is time-of-use (the request is fine, the site is not ready for it), with 400 when
+    a new period overlaps a stored one of another start."""
     if tariff is None:
-        raise InvalidRequest(
-            "This site has no tariff to add prices to: first set one with PUT "
-            "/users/{userId}/site and a tariff {currency, import: {prices: [...]}}."
-        )
+        raise TariffNotDynamic()
+    for key in added:
+        schedule = tariff.get(key)
+        if schedule is not None and "timeOfUse" in schedule:
+            raise TariffNotDynamic(
+                f"The site's {key} tariff is time-of-use: set dynamic prices for it with PUT "
+                "/users/{userId}/site before adding periods.",
+                side=key,
+            )
     problems = Problems("prices")
     merged = dict(tariff)
     for key, periods in added.items():
         schedule = tariff.get(key)
-        if schedule is not None and "timeOfUse" in schedule:
-            problems.add(
-                f"body.{key}",
-                f"the site's {key} tariff is time-of-use: set dynamic prices for it with PUT "
-                "/users/{userId}/site before adding periods",
-            )
-            continue
         stored = [] if schedule is None else schedule["prices"]
         by_start: dict[datetime, tuple[datetime, float, int]] = {}
         for index, period in enumerate([*stored, *periods]):

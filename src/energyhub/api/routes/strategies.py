@@ -65,13 +65,14 @@ async def put_site(
 @router.post(
     "/users/{userId}/site/prices",
     response_model=Envelope[SiteRecord],
+    responses=errors(409),
     tags=[SITE],
 )
 async def add_prices(
     body: PricesJson, services: Services, context: Context, caller: Caller, userId: UserId
 ) -> Response:
-    """Add dynamic price periods to the site's tariff (set one first): a period replaces a
-    stored one of the same start."""
+    """Add dynamic price periods to the site's tariff: a period replaces a stored one of
+    the same start. 409 TARIFF_NOT_DYNAMIC when the site has no dynamic tariff for it."""
     record = await services.strategies.add_prices(caller, userId, body)
     return _answer(record, services, context, caller)
 

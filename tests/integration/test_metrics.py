@@ -8,8 +8,8 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
-import httpx
 from aiohttp import web
 from prometheus_client.parser import text_string_to_metric_families
 
@@ -147,7 +147,7 @@ async def test_metrics_carry_every_name_and_label_from_real_traffic(database_url
         assert value(samples, "energyhub_http_requests_total", **own) >= 1
 
 
-async def test_metrics_need_the_bearer_token_when_one_is_set(tmp_path: object) -> None:
+async def test_metrics_need_the_bearer_token_when_one_is_set(tmp_path: Path) -> None:
     async with running_service(
         f"sqlite+aiosqlite:///{tmp_path}/m.db", metrics_token="s3cret"
     ) as service:
@@ -158,4 +158,3 @@ async def test_metrics_need_the_bearer_token_when_one_is_set(tmp_path: object) -
         assert any(name == "energyhub_http_requests_total" for name, _ in samples)
     async with running_service(f"sqlite+aiosqlite:///{tmp_path}/n.db") as service:
         assert (await service.client.get("/metrics")).status_code == 200  # no token: open
-        assert isinstance(service.client, httpx.AsyncClient)

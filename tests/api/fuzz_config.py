@@ -24,6 +24,7 @@ PATH_IDS: list[tuple[str, str, str]] = [
     (r"^/battery/actions/", "actionId", "battery_actions"),
     (r"^/ev-charger/actions/", "actionId", "charger_actions"),
     (r"^/users/\{userIdOrEmail\}", "userIdOrEmail", "users"),
+    (r"^/users/\{userId\}/site", "userId", "users"),
     (r"^/webhooks/deliveries/", "deliveryId", "deliveries"),
 ]
 
@@ -35,7 +36,21 @@ RULES_BEYOND_A_SCHEMA = (
     "is not a calendar time",  # 2026-02-30: a pattern cannot know the length of a month
     "must be after start",  # a window's end, compared with its start
     "only rule weekly takes days",  # a field allowed with one value of another
+    ": a gap",  # a tariff's periods cover the day,
+    " overlap from ",  # each hour once
+    "is in the future",  # a meter reading, compared with now
     "must be at most P7D",  # a slot's duration, compared with a week
+)
+
+
+# Found by this test and reported, not yet fixed when it was written: (operation, message).
+# Each is a schema looser than the service; delete the entry with the fix.
+KNOWN_FINDINGS = (
+    # the schema's `[^\s#]` is ECMA's \s, the service's is Python's, which also takes the
+    # control characters U+001C-U+001F for spaces: "http://a?\u001d" is refused
+    ("POST /link-sessions", "redirectUri may not contain spaces"),
+    # the schema lets a tariff go without `import` (or with an empty one)
+    ("PUT /users/{userId}/site", "required: send {timeOfUse: [...]} or {prices: [...]}"),
 )
 
 
@@ -53,6 +68,7 @@ def dictionaries(ids: dict[str, list[str]], now: datetime) -> dict[str, list[str
         "commands": ["idle", "charge", "discharge", "auto.balance", "auto.charge_tariff"],
         "durations": ["PT30M", "PT2H", "P1D"],
         "timezones": list(KNOWN_TIMEZONES),
+        "rules": ["weekly", "daily"],
         "local_times": [t.strftime("%Y-%m-%dT%H:%M:%S") for t in hours],
         "utc_times": [t.strftime("%Y-%m-%dT%H:%M:%SZ") for t in hours],
     }
@@ -105,6 +121,7 @@ BODY_VALUES = {
     "body.slots[*].command": "commands",
     "body.slots[*].duration": "durations",
     "body.timezone": "timezones",
+    "body.recurrence.rule": "rules",
     "body.start": "local_times",
     "body.end": "local_times",
     "body.slots[*].at": "utc_times",
@@ -125,11 +142,10 @@ def expected_refusal(failure: Any, response: Any) -> bool:
         if response.status_code in (422, 423):
             return error.get("code") not in (None, "INVALID_REQUEST")
         if response.status_code == 400 and error.get("code") == "INVALID_REQUEST":
+            known = [text for label, text in KNOWN_FINDINGS if label == failure.operation]
+            rules = (*RULES_BEYOND_A_SCHEMA, *known)
             problems = error.get("details", {}).get("errors") or [error]
-            return all(
-                any(rule in str(problem.get("message")) for rule in RULES_BEYOND_A_SCHEMA)
-                for problem in problems
-            )
+            return all(any(rule in str(p.get("message")) for rule in rules) for p in problems)
     if isinstance(failure, EnsureResourceAvailability):
         return failure.created_with in PUSH and error.get("code") == "SCHEDULE_NOT_FOUND"
     return False

@@ -47,7 +47,7 @@ SEED = int(os.environ.get("ENERGYHUB_TEST_SEED") or random.SystemRandom().getran
 MAX_EXAMPLES = 25  # fuzzing cases per operation and database (examples and coverage come on top)
 STATEFUL_EXAMPLES = 30  # linked sequences per database, up to STATEFUL_STEPS calls each
 STATEFUL_STEPS = 6
-MIN_REACHED = 30  # operations (of 37) that must answer 2xx at least once: the ids work
+MIN_REACHED = 0.8  # share of the operations that must answer 2xx at least once: the ids work
 
 
 @dataclass
@@ -55,6 +55,7 @@ class Tally:
     """What the service answered, per operation."""
 
     statuses: dict[str, Counter[int]] = field(default_factory=lambda: defaultdict(Counter))
+    phases: Counter[str] = field(default_factory=Counter)  # cases by phase
     crashes: list[str] = field(default_factory=list)  # a 500, or a 5xx not documented
 
     @property
@@ -68,8 +69,9 @@ class Tally:
 
     def figures(self, operations: int) -> str:
         missed = sorted(set(self.statuses) - set(self.reached(200, 299)))
+        phases = ", ".join(f"{n} {phase}" for phase, n in self.phases.items())
         return (
-            f"{self.cases} cases; {len(self.reached(200, 299))}/{operations} operations "
+            f"{self.cases} cases ({phases}); {len(self.reached(200, 299))}/{operations} operations "
             f"answered 2xx (not: {', '.join(missed) or 'none'}), "
             f"{len(self.reached(422, 422))} answered 422; {len(self.crashes)} server errors"
         )
@@ -87,6 +89,7 @@ class FuzzTarget:
         dispatcher would a moment later), so the device takes the next one."""
         label, status = case.operation.label, response.status_code
         self.tally.statuses[label][status] += 1
+        self.tally.phases[case.meta.phase.name.value if case.meta else "other"] += 1
         if status == 500 or (status > 500 and str(status) not in self.documented[label]):
             self.tally.crashes.append(f"{status}: {case.as_curl_command()}")
         if label in PUSH and 200 <= status < 300:
@@ -127,7 +130,8 @@ def fuzz_target(
         say(f"{request.node.name}: {figures} (seed {SEED})")
         assert not target.tally.crashes, "\n".join(target.tally.crashes)
         reached = len(target.tally.reached(200, 299))
-        assert reached >= MIN_REACHED, f"too few operations reached the service's rules: {figures}"
+        enough = MIN_REACHED * len(target.documented)
+        assert reached >= enough, f"too few operations reached the service's rules: {figures}"
     finally:
         service.stop()
 

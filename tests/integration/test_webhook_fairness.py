@@ -156,6 +156,36 @@ async def test_a_slow_endpoint_does_not_delay_its_accounts_other_endpoints(
     assert found.count("slow") <= 20, "at most 20 attempts at once to one endpoint"
 
 
+async def test_a_fast_receivers_backlog_is_fetched_in_full_batches(
+    api: Api, receivers: tuple[Receivers, str, str]
+) -> None:
+    """A fast receiver drains its share between two fetches; each fetch must still bring a
+    full batch (200): a fetch costs several round trips, and small ones halved the sender's
+    throughput on PostgreSQL."""
+    found, _, quick = receivers
+    tenant = await api.caller()
+    await endpoint(api, tenant, f"{quick}?n=fast")
+    await add_events(api, tenant, 1000, EventType.DEVICE_CONNECTED)
+    inserts: list[str] = []
+
+    def count_inserts(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
+        if statement.startswith("INSERT INTO webhook_deliveries"):
+            inserts.append(statement)
+
+    engine = api.container.engine.sync_engine
+    event.listen(engine, "before_cursor_execute", count_inserts)
+    container = api.container
+    sender = WebhookSender(
+        container.uow, container.webhook_client, api.clock, cipher=container.cipher
+    )
+    try:
+        assert await asyncio.wait_for(sender.run_due("batches"), 60) == 1000
+    finally:
+        event.remove(engine, "before_cursor_execute", count_inserts)
+    assert found.count("fast") == 1000
+    assert len(inserts) <= 10, f"1,000 deliveries written by {len(inserts)} fetches"
+
+
 async def test_lease_renewals_are_bounded_statements(
     api: Api, receivers: tuple[Receivers, str, str]
 ) -> None:

@@ -130,3 +130,34 @@ def test_an_endpoint_that_answers_fast_may_use_the_accounts_share() -> None:
     again = start_all(slots)  # a takes the freed slot, b a reserved one again
     assert sorted(d.delivery.account_id for d in again) == ["a", "b"]
     assert len(slow) == 20, "a slow (or new) endpoint waits with per_endpoint x 2 at most"
+
+
+def test_a_fast_endpoint_stays_fast_after_it_has_drained() -> None:
+    slots = DeliverySlots(SlotLimits(slots=50, reserve=10, per_endpoint=10))
+    offer(slots, [due("a", "fast") for _ in range(10)])
+    for started in start_all(slots):
+        slots.finished(started, 0.05)
+    assert slots.held == 0, "it drained between two fetches, as a fast receiver does"
+    assert len(offer(slots, [due("a", "fast") for _ in range(50)])) == 40, "the account's share"
+    started = start_all(slots)
+    assert len(started) == 40, "not held to per_endpoint: its last attempt was quick"
+    slots.finished(started[0], 0.05)
+    slots.finished(started[1], 5.0)
+    assert start_all(slots) == [], "its last attempt was slow: per_endpoint again"
+    assert len(offer(slots, [due("a", "fast") for _ in range(30)])) == 20, "and its waiting room"
+
+
+def test_a_fast_endpoint_may_wait_with_a_full_batch_beyond_the_shared_leases() -> None:
+    limits = SlotLimits(slots=50, reserve=10, per_endpoint=10, quick_ahead=200)
+    slots = DeliverySlots(limits)
+    (first,) = offer(slots, [due("a", "fast")])
+    assert slots.room() == limits.held + limits.reserve - 1, "no quick endpoint known yet"
+    slots.finished(slots.start_next() or first, 0.05)
+    assert len(offer(slots, [due("a", "fast") for _ in range(300)])) == 40 + 200
+    assert (slots.shared, slots.ahead) == (40, 200)
+    assert offer(slots, [due("a", "slow")]) == [], "the batch is for the fast endpoint only"
+    assert len(offer(slots, [due("b", "b1") for _ in range(30)])) == 20, "b keeps its share"
+    assert slots.held == 260 <= limits.held + limits.quick_ahead + limits.reserve
+    started = [d.delivery.account_id for d in start_all(slots)]
+    assert started[:4] == ["a", "b", "a", "b"], "and they take turns"
+    assert slots.ahead == 200 - started.count("a"), "what starts leaves the batch first"

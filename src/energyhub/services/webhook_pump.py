@@ -49,6 +49,7 @@ class SenderRun:
         self.saturated: dict[str, frozenset[str]] = {}  # see Fetched.saturated
         self.first_finished: float | None = None  # when the oldest unrecorded one ended
         self.looked_at = asyncio.get_running_loop().time()  # the last look_again
+        self.fetched_at = (-1, 0.0)  # the generation and the time of the last fetch begun
 
     async def run(self) -> int:
         keeper = asyncio.create_task(self.s.keep_leases(self.owner, self.held))
@@ -125,7 +126,7 @@ class SenderRun:
     def fetch(self) -> None:
         if self.fetching is not None or self.fetch_failed:
             return
-        if self.slots.room() <= 0:
+        if self.slots.room() <= 0 or not self.worth_a_look():
             return
         sources = [s for s in (EVENTS, DUE) if not self.is_dry(s, self.skips(s))]
         if not sources:
@@ -142,6 +143,20 @@ class SenderRun:
             work = self.s.claim(self.owner, self.slots, budget, accounts, endpoints, held)
         self.fetching = (asyncio.create_task(work), source, skips, self.generation)
         self.last_source = source
+        self.fetched_at = (self.generation, asyncio.get_running_loop().time())
+
+    def worth_a_look(self) -> bool:
+        """Whether to look for work now: when a full batch fits, when what waits would not
+        keep the slots busy for long, or when the run was woken (or `recheck_s` passed)
+        since the last look. Looking whenever a lease is free would fetch a few deliveries
+        a time: on PostgreSQL, a round trip for every few deliveries."""
+        slots, (generation, at) = self.slots, self.fetched_at
+        return (
+            slots.room() >= min(self.s.batch, slots.capacity)
+            or slots.waiting < slots.limits.slots
+            or generation != self.generation
+            or asyncio.get_running_loop().time() - at >= self.s.recheck_s
+        )
 
     def start_attempts(self) -> None:
         now = asyncio.get_running_loop().time()

@@ -112,7 +112,9 @@ class WebhookSender:
         self._secrets: dict[str, str] = {}  # stored -> in the clear, so each opens once
         self._schedule = tuple(retry_schedule)
         self._rng = rng or random.Random()
-        self.limits = SlotLimits(concurrency, concurrency // 5, min(per_endpoint, concurrency))
+        self.limits = SlotLimits(
+            concurrency, concurrency // 5, min(per_endpoint, concurrency), quick_ahead=batch
+        )
         self.batch = batch
         self._lease = lease
         self.recheck_s = recheck_s

@@ -177,3 +177,68 @@ async def test_date_times_are_in_the_documented_year_range(api: Api) -> None:
             headers=caller.headers,
         )
         assert response.status_code == (200 if allowed else 400), (value, response.text)
+
+
+async def test_a_redirect_uri_is_accepted_exactly_when_the_schema_pattern_matches(api: Api) -> None:
+    """Python's `\\s` takes U+001C-U+001F and U+0085 for spaces, ECMA's the BOM: the schema
+    and the check name the refused characters in one explicit class instead."""
+    document = await openapi(api)
+    pattern = string_pattern(component(document, "LinkSessionCreate")["properties"]["redirectUri"])
+    assert "\\s" not in pattern  # the schema's reader and Python read `\s` differently
+    caller = await api.caller()
+    for tail in ["ok?x=1", "h\u00e9", "a\u001d", "a b", "a\t", "a\x7f", "a\x85", "a\u00a0"]:
+        for uri in [f"http://a/{tail}", f"http://a?{tail}"]:
+            allowed = re.search(pattern, uri) is not None
+            response = await api.client.post(
+                "/link-sessions", json={"userId": "u", "redirectUri": uri}, headers=caller.headers
+            )
+            assert response.status_code == (201 if allowed else 400), (uri, response.text)
+    for uri in ["http://a?\u001d", "http://a/\ufeff", "http://a/\x00"]:
+        assert re.search(pattern, uri) is None, uri
+        response = await api.client.post(
+            "/link-sessions", json={"userId": "u", "redirectUri": uri}, headers=caller.headers
+        )
+        assert response.status_code == 400, (uri, response.text)
+    response = await api.client.post(
+        "/link-sessions",
+        json={"userId": "u", "redirectUri": "http://a?\u001d"},
+        headers=caller.headers,
+    )
+    [problem] = response.json()["error"]["details"]["errors"]
+    assert problem["message"] == "redirectUri may not contain spaces or control characters"
+
+
+async def test_a_push_window_time_is_refused_by_the_pattern_unless_only_its_day_is_wrong(
+    api: Api,
+) -> None:
+    """The pattern knows months, days, hours, minutes and seconds; only a day past the end
+    of its month (02-30) passes it and is refused by the service, which says so."""
+    document = await openapi(api)
+    start = component(document, "PushBody")["properties"]["start"]
+    end = component(document, "PushBody")["properties"]["end"]
+    pattern = string_pattern(start)
+    assert string_pattern(end) == pattern
+    for value in [
+        "2026-13-01T00:00:00",
+        "2026-00-01T00:00:00",
+        "2026-12-32T00:00:00",
+        "2026-12-00T00:00:00",
+        "2026-12-01T24:00:00",
+        "2026-12-01T10:60:00",
+        "2026-12-01T10:00:60",
+        "0000-12-01T10:00:00",
+    ]:
+        assert re.search(pattern, value) is None, value
+    caller = await api.caller()
+    device = await api.sandbox_device(caller)
+    for value in ["2026-13-01T00:00:00", "2026-12-01T24:00:00"]:
+        response = await api.push(caller, device, "charge", start=value)
+        assert response.status_code == 400, (value, response.text)
+    assert re.search(pattern, "2027-02-30T10:00:00") is not None
+    response = await api.push(caller, device, "charge", start="2027-02-30T10:00:00")
+    assert response.status_code == 400, response.text
+    [problem] = response.json()["error"]["details"]["errors"]
+    assert problem["message"].endswith(": that month has no day 30"), problem
+    accepted = await api.push(caller, device, "charge", start="2026-11-20T23:59:59")
+    assert re.search(pattern, "2026-11-20T23:59:59") is not None
+    assert accepted.status_code in (200, 201, 202), accepted.text

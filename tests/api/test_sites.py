@@ -183,6 +183,22 @@ async def test_each_tariff_rule_is_a_400(api: Api, tariff: dict[str, Any], path:
     assert path in [e["path"] for e in errors], errors
 
 
+async def test_the_schema_requires_a_tariffs_import_as_the_service_does(api: Api) -> None:
+    """A tariff is `{currency, import, export?}`: both the schema and the check refuse one
+    without `import`, and the refusal names the field and what to send."""
+    document = (await api.client.get("/openapi.json")).json()
+    tariff = document["components"]["schemas"]["TariffIn"]
+    assert set(tariff["required"]) == {"currency", "import"}
+    assert {"type": "null"} not in tariff["properties"]["import"].get("anyOf", [])
+    caller = await _user(api)
+    for body in [{"currency": "EUR", "export": TOU}, {"currency": "EUR", "import": None}]:
+        [problem] = _errors(await _put(api, caller, {"tariff": body}))
+        assert problem == {
+            "path": "body.tariff.import",
+            "message": "required: send {timeOfUse: [...]} or {prices: [...]}",
+        }
+
+
 async def test_periods_over_midnight_and_a_single_whole_day_are_accepted(api: Api) -> None:
     caller = await _user(api)
     for import_ in [

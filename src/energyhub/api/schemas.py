@@ -320,7 +320,12 @@ SandboxDeviceRequest = Annotated[
 ]
 
 
-LOCAL_TIME_PATTERN = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$"
+# a wall clock time: year 0001-9999, month 01-12, day 01-31, hour 00-23, minute and second
+# 00-59; a day past the end of its month (02-30) is a 400 a pattern cannot know
+LOCAL_TIME_PATTERN = (
+    r"^([1-9]\d{3}|0[1-9]\d{2}|00[1-9]\d|000[1-9])-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])"
+    r"T([01]\d|2[0-3]):[0-5]\d:[0-5]\d$"
+)
 ConflictStrategyName = Literal["cancel_and_replace", "queue_after"]
 
 

@@ -23,6 +23,13 @@ MFA_CODE_TTL = timedelta(minutes=5)
 MFA_MAX_ATTEMPTS = 3
 LINK_TOKEN_PREFIX = "lt_"
 MAX_REDIRECT_URI = 2048
+# what a redirect URI may not contain, as a regex character class body that Python and the
+# JSON Schema (ECMA) regexes read alike: the C0 and C1 control characters, DEL, the space and
+# every Unicode space either dialect's \s knows (Python's takes U+001C-U+001F, ECMA's the BOM)
+URI_SPACE_OR_CONTROL = (
+    r"\u0000-\u0020\u007f-\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
+_SPACE_OR_CONTROL = re.compile(f"[{URI_SPACE_OR_CONTROL}]")
 LINKABLE_TYPES = (DeviceType.BATTERY, DeviceType.EV_CHARGER)
 
 
@@ -123,8 +130,8 @@ def check_redirect_uri(uri: str) -> str | None:
         return "may not carry a user name or password"
     if parts.fragment:
         return "may not have a #fragment"
-    if any(c.isspace() for c in uri):
-        return "may not contain spaces"
+    if _SPACE_OR_CONTROL.search(uri):
+        return "may not contain spaces or control characters"
     return None
 
 

@@ -460,9 +460,18 @@ def _wall_clock(value: str | None, field: str) -> datetime | None:
     try:
         return datetime.fromisoformat(value)
     except ValueError:
-        raise InvalidRequest(
-            errors=[{"path": f"body.{field}", "message": f"{value!r} is not a calendar time"}]
-        ) from None
+        message = f"{value!r} is not a calendar time"
+        if _parses(f"{value[:8]}01{value[10:]}"):  # only the day is wrong: 2026-02-30
+            message += f": that month has no day {value[8:10]}"
+        raise InvalidRequest(errors=[{"path": f"body.{field}", "message": message}]) from None
+
+
+def _parses(value: str) -> bool:
+    try:
+        datetime.fromisoformat(value)
+    except ValueError:
+        return False
+    return True
 
 
 def _device_error(failure: type[DeviceFailure], error: DriverError) -> ApiError:

@@ -38,6 +38,7 @@ RULES_BEYOND_A_SCHEMA = (
     "end must be in the future",  # a push window's end, compared with now
     "from must not be after to",  # a query's range, one bound compared with the other
     "only rule weekly takes days",  # a field allowed with one value of another
+    "required with rule weekly",  # a field required with one value of another
     ": a gap",  # a tariff's periods cover the day,
     " overlap from ",  # each hour once
     "is in the future",  # a meter reading, compared with now

@@ -36,6 +36,10 @@ from tests.support import Caller
 PASSWORD = "correct-horse-battery-1"
 WAIT = 10.0  # every wait in these tests is bounded by this
 
+PROTOCOLS = ["ocpp1.6", "ocpp2.0.1"]
+START = {"ocpp1.6": "RemoteStartTransaction", "ocpp2.0.1": "RequestStartTransaction"}
+STOP = {"ocpp1.6": "RemoteStopTransaction", "ocpp2.0.1": "RequestStopTransaction"}
+
 
 def now_text() -> str:
     return datetime.now(UTC).isoformat().replace("+00:00", "Z")
@@ -524,3 +528,29 @@ def sampled201(value: float, measurand: str, unit: str, phase: str | None = None
     if phase is not None:
         body["phase"] = phase
     return body
+
+
+async def start_tx(cp: Charger, register_wh: int, tx_id: str = "TX-1") -> str:
+    """Starts a transaction the way each version does: 1.6 StartTransaction (the id is
+    ours), 2.0.1 TransactionEvent `Started` with `tx_id`; returns the transaction id."""
+    if cp.protocol == "ocpp1.6":
+        return str(await cp.sim.start_tx(register_wh))
+    await cp.sim.tx_event("Started", tx_id, register_wh=register_wh, charging_state="Charging")
+    return tx_id
+
+
+async def meter_register(cp: Charger, wh: float, *extra: tuple[float, str, str]) -> None:
+    """MeterValues with the energy register and any (value, measurand, unit) `extra`."""
+    make = sampled16 if cp.protocol == "ocpp1.6" else sampled201
+    values = [make(wh, "Energy.Active.Import.Register", "Wh")]
+    values += [make(v, m, u) for v, m, u in extra]
+    await cp.sim.meter(*values)
+
+
+async def sessions(service: Service, caller: Caller, device_id: str) -> list[dict[str, Any]]:
+    """The charger's sessions as the API lists them, after the central system's writes."""
+    await service.container.ocpp.flush()
+    response = await service.client.get(f"/ev-charger/{device_id}/sessions", headers=caller.headers)
+    assert response.status_code == 200, response.text
+    items: list[dict[str, Any]] = response.json()["data"]["items"]
+    return items

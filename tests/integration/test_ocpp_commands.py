@@ -15,53 +15,25 @@ import pytest
 from aiohttp import web
 
 from tests.integration.ocpp_support import (
+    PROTOCOLS,
+    START,
+    STOP,
     WAIT,
     Answers,
-    Charger,
     Service,
     charger,
-    running_service,
+    meter_register,
+    profile_limit,
     sampled16,
-    sampled201,
+    start_tx,
 )
 from tests.support import Caller, local_receiver
 
-PROTOCOLS = ["ocpp1.6", "ocpp2.0.1"]
-START = {"ocpp1.6": "RemoteStartTransaction", "ocpp2.0.1": "RequestStartTransaction"}
-STOP = {"ocpp1.6": "RemoteStopTransaction", "ocpp2.0.1": "RequestStopTransaction"}
-
 
 @pytest.fixture
-async def service(database_url: str) -> AsyncIterator[Service]:
-    """The service on SQLite and on PostgreSQL (`database_url` of tests/conftest.py)."""
-    async with running_service(database_url) as running:
-        yield running
-
-
-def _limit(payload: dict[str, Any], protocol: str) -> tuple[str, str, float]:
-    """(purpose, unit, limit) of a SetChargingProfile frame."""
-    if protocol == "ocpp1.6":
-        profile = payload["csChargingProfiles"]
-        schedule = profile["chargingSchedule"]
-    else:
-        profile = payload["chargingProfile"]
-        schedule = profile["chargingSchedule"][0]
-    period = schedule["chargingSchedulePeriod"][0]
-    return profile["chargingProfilePurpose"], schedule["chargingRateUnit"], period["limit"]
-
-
-async def _start_tx(cp: Charger, register_wh: int) -> str:
-    if cp.protocol == "ocpp1.6":
-        return str(await cp.sim.start_tx(register_wh))
-    await cp.sim.tx_event("Started", "TX-1", register_wh=register_wh, charging_state="Charging")
-    return "TX-1"
-
-
-async def _register(cp: Charger, wh: float, *extra: tuple[float, str, str]) -> None:
-    make = sampled16 if cp.protocol == "ocpp1.6" else sampled201
-    values = [make(wh, "Energy.Active.Import.Register", "Wh")]
-    values += [make(v, m, u) for v, m, u in extra]
-    await cp.sim.meter(*values)
+def service(stored: Service) -> Service:
+    """These tests run on SQLite and on PostgreSQL."""
+    return stored
 
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)
@@ -76,7 +48,7 @@ async def test_charge_without_a_session_sets_the_default_profile_and_starts_one(
         assert response.status_code == 200, response.text
         assert response.json()["data"]["state"] == "completed"
         profile = await cp.wire.next_call("SetChargingProfile", seen)
-        assert _limit(profile, protocol) == ("TxDefaultProfile", "W", 22000.0)
+        assert profile_limit(profile, protocol) == ("TxDefaultProfile", "W", 22000.0)
         start = await cp.wire.next_call(START[protocol], seen)
         if protocol == "ocpp1.6":
             assert start["idTag"] == "energyhub"
@@ -105,12 +77,12 @@ async def test_power_and_current_become_limits_for_the_running_session(
     caller = await service.live_caller()
     device_id = await service.commission(caller, "CP-RATE")
     async with charger(service, "CP-RATE", protocol) as cp:
-        tx = await _start_tx(cp, 1000)
+        tx = await start_tx(cp, 1000)
         seen = len(cp.wire.calls)
         response = await service.push(caller, device_id, "charge", parameters=parameters)
         assert response.status_code == 200, response.text
         frames = [p for a, p in cp.wire.calls[seen:] if a == "SetChargingProfile"]
-        assert [_limit(p, protocol) for p in frames] == [
+        assert [profile_limit(p, protocol) for p in frames] == [
             ("TxDefaultProfile", unit, limit),
             ("TxProfile", unit, limit),
         ]
@@ -124,12 +96,12 @@ async def test_idle_is_a_zero_limit_that_keeps_the_session(service: Service, pro
     caller = await service.live_caller()
     device_id = await service.commission(caller, "CP-IDLE")
     async with charger(service, "CP-IDLE", protocol) as cp:
-        await _start_tx(cp, 500)
+        await start_tx(cp, 500)
         seen = len(cp.wire.calls)
         response = await service.push(caller, device_id, "idle")
         assert response.status_code == 200, response.text
         frames = [p for a, p in cp.wire.calls[seen:] if a == "SetChargingProfile"]
-        assert [_limit(p, protocol) for p in frames] == [
+        assert [profile_limit(p, protocol) for p in frames] == [
             ("TxDefaultProfile", "W", 0.0),
             ("TxProfile", "W", 0.0),
         ]
@@ -146,14 +118,14 @@ async def test_energy_is_a_stop_condition_the_service_enforces(
     caller = await service.live_caller()
     device_id = await service.commission(caller, "CP-ENERGY")
     async with charger(service, "CP-ENERGY", protocol) as cp:
-        tx = await _start_tx(cp, 10_000)
+        tx = await start_tx(cp, 10_000)
         energy = {"energy": {"value": 2, "unit": "kwh"}}
         response = await service.push(caller, device_id, "charge", parameters=energy)
         assert response.status_code == 200, response.text
-        await _register(cp, 11_500)  # 1.5 kWh: below the condition
+        await meter_register(cp, 11_500)  # 1.5 kWh: below the condition
         assert STOP[protocol] not in cp.wire.actions()
         seen = len(cp.wire.calls)
-        await _register(cp, 12_100)  # 2.1 kWh
+        await meter_register(cp, 12_100)  # 2.1 kWh
         stop = await cp.wire.next_call(STOP[protocol], seen)
         assert str(stop["transactionId"]) == tx
 
@@ -166,7 +138,7 @@ async def test_target_is_declared_with_soc_and_enforced(service: Service) -> Non
     async with charger(service, "CP-SOC", answers=answers) as cp:
         body = await service.device(caller, device_id)
         assert "target" in body["commands"]["charge"]["parameters"]
-        tx = await _start_tx(cp, 0)
+        tx = await start_tx(cp, 0)
         target = {"target": {"value": 80, "unit": "percent"}}
         response = await service.push(caller, device_id, "charge", parameters=target)
         assert response.status_code == 200, response.text
@@ -212,7 +184,7 @@ async def test_settings_write_the_maximum_profile_and_the_configuration(
         assert response.json()["data"]["settings"]["cable_lock"]["value"] is True
         profile = await cp.wire.next_call("SetChargingProfile", seen)
         maximum = "ChargePointMaxProfile" if protocol == "ocpp1.6" else "ChargingStationMaxProfile"
-        assert _limit(profile, protocol) == (maximum, "A", 20.0)
+        assert profile_limit(profile, protocol) == (maximum, "A", 20.0)
         if protocol == "ocpp1.6":
             assert profile["connectorId"] == 0
             written = await cp.wire.next_call("ChangeConfiguration", seen)
@@ -324,7 +296,7 @@ async def test_a_window_on_a_live_charger_runs_and_restores_and_conflicts_apply(
     caller = await service.live_caller()
     device_id = await service.commission(caller, "CP-WIN")
     async with charger(service, "CP-WIN", "ocpp2.0.1") as cp:
-        await _start_tx(cp, 0)
+        await start_tx(cp, 0)
         assert (await service.push(caller, device_id, "idle")).status_code == 200
         local = datetime.now(ZoneInfo("Europe/Berlin")).replace(microsecond=0, tzinfo=None)
         start, end = local + timedelta(seconds=2), local + timedelta(seconds=4)
@@ -349,7 +321,7 @@ async def test_a_window_on_a_live_charger_runs_and_restores_and_conflicts_apply(
                 for i, (a, _) in enumerate(cp.wire.calls)
                 if i >= seen and a == "SetChargingProfile"
             )
-            limits.append(_limit(cp.wire.calls[index][1], "ocpp2.0.1"))
+            limits.append(profile_limit(cp.wire.calls[index][1], "ocpp2.0.1"))
             seen = index + 1
         assert limits == [
             ("TxDefaultProfile", "W", 11000.0),

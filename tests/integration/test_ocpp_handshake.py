@@ -5,9 +5,7 @@ offline after missed heartbeats, reconnects."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 from datetime import timedelta
-from pathlib import Path
 
 import pytest
 from ocpp.v16 import call as call16
@@ -22,14 +20,7 @@ from tests.integration.ocpp_support import (
     basic,
     charger,
     connect_charger,
-    running_service,
 )
-
-
-@pytest.fixture
-async def service(tmp_path: Path) -> AsyncIterator[Service]:
-    async with running_service(tmp_path / "ocpp.db") as running:
-        yield running
 
 
 async def _refused(service: Service, cp_id: str, headers: dict[str, str], proto: str) -> int:

@@ -6,7 +6,6 @@ smart charging answered `NotImplemented`, a push applied after it timed out."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -15,45 +14,19 @@ from websockets.protocol import State
 
 from energyhub.drivers.ocpp.central_system import OcppConfig
 from tests.integration.ocpp_support import (
+    PROTOCOLS,
+    START,
+    STOP,
     Answers,
     Charger,
     Service,
     charger,
+    meter_register,
     profile_limit,
     running_service,
-    sampled16,
-    sampled201,
+    start_tx,
 )
 from tests.support import Caller
-
-PROTOCOLS = ["ocpp1.6", "ocpp2.0.1"]
-START = {"ocpp1.6": "RemoteStartTransaction", "ocpp2.0.1": "RequestStartTransaction"}
-STOP = {"ocpp1.6": "RemoteStopTransaction", "ocpp2.0.1": "RequestStopTransaction"}
-
-
-@pytest.fixture
-async def service(tmp_path: Path) -> AsyncIterator[Service]:
-    async with running_service(tmp_path / "ocpp.db") as running:
-        yield running
-
-
-@pytest.fixture
-async def stored(database_url: str) -> AsyncIterator[Service]:
-    """The service on SQLite and on PostgreSQL (settings are written on both)."""
-    async with running_service(database_url) as running:
-        yield running
-
-
-async def _start_tx(cp: Charger, register_wh: int) -> str:
-    if cp.protocol == "ocpp1.6":
-        return str(await cp.sim.start_tx(register_wh))
-    await cp.sim.tx_event("Started", "TX-1", register_wh=register_wh, charging_state="Charging")
-    return "TX-1"
-
-
-async def _register(cp: Charger, wh: float) -> None:
-    make = sampled16 if cp.protocol == "ocpp1.6" else sampled201
-    await cp.sim.meter(make(wh, "Energy.Active.Import.Register", "Wh"))
 
 
 async def test_a_charger_answering_pings_but_sending_no_heartbeats_stays_online(
@@ -107,9 +80,9 @@ async def test_a_charger_without_smart_charging_is_still_started_and_stopped(
         assert set(body["commands"]) == {"charge"}, "declared again without smart charging"
         assert set(body["commands"]["charge"]["parameters"]) == {"energy"}
         assert "max_charge_rate" not in body["settings"]
-        tx = await _start_tx(cp, 5_000)
+        tx = await start_tx(cp, 5_000)
         seen = len(cp.wire.calls)
-        await _register(cp, 6_100)  # 1.1 kWh: the energy condition stops it
+        await meter_register(cp, 6_100)  # 1.1 kWh: the energy condition stops it
         stop = await cp.wire.next_call(STOP[protocol], seen)
         assert str(stop["transactionId"]) == tx
         again = await service.push(caller, device_id, "charge", parameters=energy)

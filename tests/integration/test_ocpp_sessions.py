@@ -5,21 +5,11 @@ service restart."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from energyhub.drivers.ocpp import mapping
-from tests.integration.ocpp_support import Service, charger, running_service
-from tests.support import Caller
-
-
-async def _sessions(service: Service, caller: Caller, device_id: str) -> list[dict[str, Any]]:
-    await service.container.ocpp.flush()
-    response = await service.client.get(f"/ev-charger/{device_id}/sessions", headers=caller.headers)
-    assert response.status_code == 200, response.text
-    items: list[dict[str, Any]] = response.json()["data"]["items"]
-    return items
+from tests.integration.ocpp_support import charger, running_service, sessions
 
 
 @pytest.mark.parametrize(
@@ -39,7 +29,7 @@ async def test_a_16_transaction_is_a_metered_session(
         device_id = await service.commission(caller, "CP-TX16")
         async with charger(service, "CP-TX16") as cp:
             tx = await cp.sim.start_tx(120_000)
-            [active] = await _sessions(service, caller, device_id)
+            [active] = await sessions(service, caller, device_id)
             assert active["status"] == "active"
             assert active["measurement"] == "metered"
             if reason == "Bogus":  # outside the schema: the table's fallback decides
@@ -50,7 +40,7 @@ async def test_a_16_transaction_is_a_metered_session(
                 )  # type: ignore[union-attr]
             else:
                 await cp.sim.stop_tx(tx, 127_450, reason)
-            [done] = await _sessions(service, caller, device_id)
+            [done] = await sessions(service, caller, device_id)
     assert done["id"] == active["id"]
     assert done["status"] == "completed"
     assert done["energyDelivered"] == {"value": 7.45, "unit": "kwh"}
@@ -69,12 +59,12 @@ async def test_a_201_transaction_event_flow_is_a_metered_session(
         async with charger(service, "CP-TX201", "ocpp2.0.1") as cp:
             await cp.sim.tx_event("Started", "abc-1", register_wh=1_000, charging_state="Charging")
             await cp.sim.tx_event("Updated", "abc-1", register_wh=4_000)
-            [active] = await _sessions(service, caller, device_id)
+            [active] = await sessions(service, caller, device_id)
             assert active["energyDelivered"]["value"] == 3.0
             await cp.sim.tx_event(
                 "Ended", "abc-1", register_wh=9_250, stopped_reason=reason, trigger="StopAuthorized"
             )
-            [done] = await _sessions(service, caller, device_id)
+            [done] = await sessions(service, caller, device_id)
     assert done["status"] == "completed"
     assert done["energyDelivered"]["value"] == 8.25
     assert done["endReason"] == end_reason.value
@@ -90,12 +80,12 @@ async def test_a_session_survives_a_reconnect_and_a_service_restart(tmp_path: Pa
             await cp.sim.meter({"value": "51000", "measurand": "Energy.Active.Import.Register"})
         async with charger(service, "CP-LONG", boot=False) as cp:  # reconnect mid-session
             await cp.sim.meter({"value": "52000", "measurand": "Energy.Active.Import.Register"})
-            [active] = await _sessions(service, caller, device_id)
+            [active] = await sessions(service, caller, device_id)
             assert active["energyDelivered"]["value"] == 2.0
     async with running_service(db) as restarted:  # a new process on the same database
         async with charger(restarted, "CP-LONG", boot=False) as cp:
             await cp.sim.stop_tx(tx, 55_500, "Local")
-        [done] = await _sessions(restarted, caller, device_id)
+        [done] = await sessions(restarted, caller, device_id)
         assert done["id"] == active["id"]
         assert done["status"] == "completed"
         assert done["energyDelivered"]["value"] == 5.5

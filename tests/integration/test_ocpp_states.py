@@ -3,25 +3,15 @@ to the device body the API serves: StatusNotification / charging states, MeterVa
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
-
 import pytest
 
 from energyhub.drivers.ocpp import mapping
 from tests.integration.ocpp_support import (
     Service,
     charger,
-    running_service,
     sampled16,
     sampled201,
 )
-
-
-@pytest.fixture
-async def service(tmp_path: Path) -> AsyncIterator[Service]:
-    async with running_service(tmp_path / "ocpp.db") as running:
-        yield running
 
 
 def _expected(row: mapping.StatusRow) -> dict[str, object]:

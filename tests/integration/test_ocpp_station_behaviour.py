@@ -5,49 +5,27 @@ and a charger that reboots mid-session and forgets its transaction."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import pytest
 from ocpp.v201 import call as call201
 
 from tests.integration.ocpp_support import (
+    PROTOCOLS,
+    START,
+    STOP,
     Answers,
     Charger,
     Service,
     charger,
     now_text,
-    running_service,
     sampled16,
     sampled201,
+    sessions,
+    start_tx,
 )
 from tests.support import Caller
-
-PROTOCOLS = ["ocpp1.6", "ocpp2.0.1"]
-START = {"ocpp1.6": "RemoteStartTransaction", "ocpp2.0.1": "RequestStartTransaction"}
-STOP = {"ocpp1.6": "RemoteStopTransaction", "ocpp2.0.1": "RequestStopTransaction"}
-
-
-@pytest.fixture
-async def service(tmp_path: Path) -> AsyncIterator[Service]:
-    async with running_service(tmp_path / "ocpp.db") as running:
-        yield running
-
-
-@pytest.fixture
-async def service_on_each_database(database_url: str) -> AsyncIterator[Service]:
-    """SQLite and PostgreSQL (`database_url` of tests/conftest.py)."""
-    async with running_service(database_url) as running:
-        yield running
-
-
-async def _start(cp: Charger, register_wh: int) -> str:
-    if cp.protocol == "ocpp1.6":
-        return str(await cp.sim.start_tx(register_wh))
-    await cp.sim.tx_event("Started", "SAP-1", register_wh=register_wh, charging_state="Charging")
-    return "SAP-1"
 
 
 async def _stop(cp: Charger, tx: str, register_wh: int) -> None:
@@ -106,7 +84,7 @@ async def test_a_meter_sending_totals_and_phases_is_read_once(
     caller = await service.live_caller()
     device_id = await service.commission(caller, "CP-3PH")
     async with charger(service, "CP-3PH", protocol) as cp:
-        tx = await _start(cp, 10_000)
+        tx = await start_tx(cp, 10_000, "SAP-1")
         energy = {"energy": {"value": 2, "unit": "kwh"}}
         response = await service.push(caller, device_id, "charge", parameters=energy)
         assert response.status_code == 200, response.text
@@ -117,14 +95,6 @@ async def test_a_meter_sending_totals_and_phases_is_read_once(
         assert state["voltage"] == 230.0  # line-to-neutral only: not (3 x 230 + 3 x 400) / 6
         assert state["phases"] == 3
         assert STOP[protocol] not in cp.wire.actions(), "1.2 of 2 kWh: the session goes on"
-
-
-async def _sessions(service: Service, caller: Caller, device_id: str) -> list[dict[str, Any]]:
-    await service.container.ocpp.flush()
-    response = await service.client.get(f"/ev-charger/{device_id}/sessions", headers=caller.headers)
-    assert response.status_code == 200, response.text
-    items: list[dict[str, Any]] = response.json()["data"]["items"]
-    return items
 
 
 def _instant(text: str) -> datetime:
@@ -158,7 +128,7 @@ async def test_session_telemetry_goes_when_the_session_ends_or_the_charger_fault
     caller = await service.live_caller()
     device_id = await service.commission(caller, "CP-END")
     async with charger(service, "CP-END", protocol) as cp:
-        tx = await _start(cp, 10_000)
+        tx = await start_tx(cp, 10_000, "SAP-1")
         await _report(cp, tx, three_phase_sample(protocol, 7_000, 11_200))
         state = await _state(service, caller, device_id)
         assert (state["currentPower"], state["voltage"], state["phases"]) == (7.0, 230.0, 3)
@@ -180,21 +150,21 @@ async def test_session_telemetry_goes_when_the_session_ends_or_the_charger_fault
     ("protocol", "end_reason"), [("ocpp1.6", "unknown"), ("ocpp2.0.1", "power_lost")]
 )
 async def test_a_charger_that_reboots_mid_session_closes_it_and_starts_again(
-    service_on_each_database: Service, protocol: str, end_reason: str
+    stored: Service, protocol: str, end_reason: str
 ) -> None:
-    service = service_on_each_database
+    service = stored
     caller = await service.live_caller()
     device_id = await service.commission(caller, "CP-BOOT")
     async with charger(service, "CP-BOOT", protocol) as cp:
-        tx = await _start(cp, 10_000)
+        tx = await start_tx(cp, 10_000, "SAP-1")
         before = datetime.now(UTC)
         await _report(cp, tx, three_phase_sample(protocol, 7_000, 11_200))
         heard = datetime.now(UTC)
-        [active] = await _sessions(service, caller, device_id)
+        [active] = await sessions(service, caller, device_id)
     # the charger restarts (2.0.1 reason `PowerUp`): a new connection and BootNotification,
     # its transaction gone; what it says next is that its connector is available
     async with charger(service, "CP-BOOT", protocol) as cp:
-        [done] = await _sessions(service, caller, device_id)
+        [done] = await sessions(service, caller, device_id)
         assert done["id"] == active["id"]
         assert done["status"] == "completed"
         assert done["endReason"] == end_reason
@@ -217,7 +187,7 @@ async def test_a_tx_profile_for_a_lost_transaction_falls_back_to_a_remote_start(
     caller = await service.live_caller()
     device_id = await service.commission(caller, "CP-FORGOT")
     async with charger(service, "CP-FORGOT", protocol) as cp:
-        tx = await _start(cp, 10_000)
+        tx = await start_tx(cp, 10_000, "SAP-1")
         await _report(cp, tx, three_phase_sample(protocol, 7_000, 11_200))
     # back without a BootNotification, and without the transaction: the charger says nothing
     async with charger(service, "CP-FORGOT", protocol, boot=False) as cp:
@@ -231,7 +201,7 @@ async def test_a_tx_profile_for_a_lost_transaction_falls_back_to_a_remote_start(
             START[protocol],
         ]
         assert _purposes(cp, seen) == [("TxDefaultProfile", 7_400.0), ("TxProfile", 7_400.0)]
-        [done] = await _sessions(service, caller, device_id)
+        [done] = await sessions(service, caller, device_id)
         assert done["status"] == "completed"
         assert done["endReason"] == "unknown"
 
@@ -278,7 +248,7 @@ async def test_a_transaction_the_connector_no_longer_shows_is_closed_after_a_whi
     central = service.container.ocpp
     after = timedelta(seconds=central.config.lost_transaction_s)
     async with charger(service, "CP-IDLE", protocol) as cp:
-        tx = await _start(cp, 10_000)
+        tx = await start_tx(cp, 10_000, "SAP-1")
         before = datetime.now(UTC)
         await _report(cp, tx, three_phase_sample(protocol, 7_000, 11_200))
         heard = datetime.now(UTC)
@@ -286,7 +256,7 @@ async def test_a_transaction_the_connector_no_longer_shows_is_closed_after_a_whi
         assert await central.close_lost_transactions(datetime.now(UTC)) == []
         assert await central.close_lost_transactions(heard + after / 2) == []
         assert await central.close_lost_transactions(datetime.now(UTC) + after) == ["CP-IDLE"]
-        [done] = await _sessions(service, caller, device_id)
+        [done] = await sessions(service, caller, device_id)
         assert done["status"] == "completed"
         assert done["endReason"] == "unknown"
         assert before <= _instant(done["endedAt"]) <= heard, "ended when last heard of"

@@ -15,6 +15,20 @@ import httpx
 import pytest
 
 
+def run_cli(db: Path, *args: str) -> str:
+    """`energyhub ARGS` as its own process on the SQLite file `db`; its standard output."""
+    env = {**os.environ, "ENERGYHUB_DATABASE_URL": f"sqlite+aiosqlite:///{db}"}
+    done = subprocess.run(
+        [sys.executable, "-m", "energyhub", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    return done.stdout
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

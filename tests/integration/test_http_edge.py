@@ -8,10 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import socket
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -21,7 +18,7 @@ import httpx
 import pytest
 
 from tests.integration.ocpp_support import PASSWORD, connect_charger
-from tests.processes import Service, start_service
+from tests.processes import Service, run_cli, start_service
 
 HEAD_TIMEOUT_S = 1.0
 SLACK_S = 3.0  # a loaded machine's event loop may answer late; the old server never closed
@@ -169,17 +166,7 @@ class _Address:
 
 def _energyhub(service: Service, *args: str) -> str:
     """The CLI on the service's database."""
-    db = service.log.parent / "heads.db"
-    env = {**os.environ, "ENERGYHUB_DATABASE_URL": f"sqlite+aiosqlite:///{db}"}
-    done = subprocess.run(
-        [sys.executable, "-m", "energyhub", *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
-    return done.stdout
+    return run_cli(service.log.parent / "heads.db", *args)
 
 
 async def test_ocpp_chargers_connect_on_the_same_port(service: Service) -> None:

@@ -6,32 +6,20 @@ tests/api/test_auth.py.)"""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
 
 import httpx
 
-from tests.processes import start_service
+from tests.processes import run_cli, start_service
 
 TTL_S = 0.25
 SLACK_S = 0.05  # a lookup that began just before the commit is trusted from when it ended
 
 
 def _energyhub(db: Path, *args: str) -> str:
-    env = {**os.environ, "ENERGYHUB_DATABASE_URL": f"sqlite+aiosqlite:///{db}"}
-    done = subprocess.run(
-        [sys.executable, "-m", "energyhub", *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
-    return done.stdout
+    return run_cli(db, *args)
 
 
 def test_a_key_revoked_by_the_cli_is_refused_by_a_serving_process_within_the_ttl(

@@ -13,47 +13,25 @@ refused. There are no cookies. Pages may not be framed (clickjacking)."""
 
 from __future__ import annotations
 
-from functools import cache
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from starlette.applications import Starlette
-from starlette.datastructures import UploadFile
-from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
-from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp
 
 from energyhub.config import Settings
 from energyhub.domain.accounts import Environment as ServiceEnvironment
-from energyhub.domain.capabilities import DeviceType
 from energyhub.domain.errors import ApiError, InvalidRequest, LinkRequestRefused, NotFound
 from energyhub.domain.linking import LinkStep, back_from, progress
 from energyhub.services.link_flow import LinkFlow
-from energyhub.services.link_pages import FORM_ERROR, LinkFlowProblem, LinkPage
-from energyhub.web.nul_guard import NulGuard, fields_with_nul, nul_message
+from energyhub.services.link_pages import LinkFlowProblem, LinkPage
+from energyhub.web.forms import UnreadableForm, cross_site_fetch, read_form
+from energyhub.web.pages import html_page, page_app, see_other, static_files
 
-if TYPE_CHECKING:
-    from jinja2 import Environment
+__all__ = ["link_app", "static_files"]
 
-TEMPLATES = Path(__file__).parent / "templates"
-STATIC = Path(__file__).parent / "static"
 MAX_FORM_FIELDS = 50
-
-SECURITY_HEADERS = {
-    "Content-Security-Policy": "default-src 'none'; style-src 'self'; img-src 'self'; "
-    "form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-    "Referrer-Policy": "no-referrer",
-    "X-Frame-Options": "DENY",
-    "X-Content-Type-Options": "nosniff",
-    "Cache-Control": "no-store",
-}
-
-DEVICE_TYPE_LABELS = {DeviceType.BATTERY: "Home battery", DeviceType.EV_CHARGER: "EV charger"}
-DEVICE_TYPE_NOUNS = {DeviceType.BATTERY: "battery", DeviceType.EV_CHARGER: "EV charger"}
 
 TITLES: dict[LinkStep, str] = {
     LinkStep.DEVICE_TYPE: "What do you want to connect?",
@@ -78,36 +56,8 @@ PROBLEM_TITLES = {
 }
 
 
-@cache
-def templates() -> Environment:
-    """The pages' Jinja environment, made (and jinja2 loaded) with the first page served."""
-    from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
-
-    environment = Environment(
-        loader=FileSystemLoader(TEMPLATES),
-        autoescape=select_autoescape(["html"]),
-        undefined=StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
-    environment.globals.update(
-        device_type_labels={t.value: label for t, label in DEVICE_TYPE_LABELS.items()},
-        device_type_nouns={t.value: noun for t, noun in DEVICE_TYPE_NOUNS.items()},
-        FORM_ERROR=FORM_ERROR,
-    )
-    return environment
-
-
-def static_files() -> StaticFiles:
-    return StaticFiles(directory=STATIC)
-
-
 def link_app(flow: LinkFlow, settings: Settings) -> ASGIApp:
     """The Link UI, to be mounted at `/link`."""
-
-    def render(template: str, status: int, **context: Any) -> HTMLResponse:
-        body = templates().get_template(template).render(**context)
-        return HTMLResponse(body, status_code=status, headers=SECURITY_HEADERS)
 
     def show(page: LinkPage, app_id: str, token: str) -> HTMLResponse:
         session = page.session
@@ -115,7 +65,7 @@ def link_app(flow: LinkFlow, settings: Settings) -> ASGIApp:
         title = TITLES[page.step]
         if page.step is LinkStep.CREDENTIALS and page.vendor is not None:
             title = f"Sign in to {page.vendor.name}"
-        return render(
+        return html_page(
             f"{page.step.value}.html",
             page.status,
             page=page,
@@ -134,7 +84,7 @@ def link_app(flow: LinkFlow, settings: Settings) -> ASGIApp:
         finish_url: str | None,
         status: int | None = None,
     ) -> HTMLResponse:
-        return render(
+        return html_page(
             "problem.html",
             status or error.status,
             title=PROBLEM_TITLES.get(error.code, "Something went wrong"),
@@ -155,17 +105,15 @@ def link_app(flow: LinkFlow, settings: Settings) -> ASGIApp:
             except LinkFlowProblem as trouble:
                 return problem(trouble.error, trouble.app_name, trouble.finish_url)
             return show(page, app_id, token)
-        if request.headers.get("sec-fetch-site") in ("cross-site", "same-site"):
+        if cross_site_fetch(request):
             return problem(LinkRequestRefused(), None, None)
-        form = await request.form(max_files=0, max_fields=MAX_FORM_FIELDS)
-        fields = {k: v for k, v in form.items() if not isinstance(v, UploadFile)}
+        try:
+            form = await read_form(request, MAX_FORM_FIELDS)
+        except UnreadableForm as unreadable:
+            return problem(InvalidRequest(unreadable.message), None, None)
+        fields = form.last()
         token = fields.get("token", "")
-        picked = [v for v in form.getlist("device") if isinstance(v, str)]
-        refused = fields_with_nul(
-            (k, v) for k, v in form.multi_items() if not isinstance(v, UploadFile)
-        )
-        if refused:
-            return problem(InvalidRequest(nul_message(refused)), None, None)
+        picked = form.all("device")
         try:
             page_or_none = await flow.submit(
                 app_id,
@@ -179,29 +127,19 @@ def link_app(flow: LinkFlow, settings: Settings) -> ASGIApp:
         except LinkFlowProblem as trouble:
             return problem(trouble.error, trouble.app_name, trouble.finish_url)
         if page_or_none is None:
-            target = f"/link/{quote(app_id, safe='')}?token={quote(token, safe='')}"
-            return RedirectResponse(target, status_code=303, headers=SECURITY_HEADERS)
+            return see_other(f"/link/{quote(app_id, safe='')}?token={quote(token, safe='')}")
         return show(page_or_none, app_id, token)
 
-    async def http_problem(request: Request, exc: Exception) -> Response:
+    def refused_page(status: int) -> Response:
         """Starlette's own refusals (no such page, wrong method, unreadable form) as pages."""
-        status = exc.status_code if isinstance(exc, HTTPException) else 500
         if status == 404:
             return problem(NotFound(), None, None)
-        response = problem(LinkRequestRefused(), None, None, status)
-        if status == 405:
-            response.headers["Allow"] = "GET, HEAD, POST"
-        return response
+        return problem(LinkRequestRefused(), None, None, status)
 
     def refuse(status: int, message: str) -> Response:
         return problem(NotFound(message) if status == 404 else InvalidRequest(message), None, None)
 
-    app = Starlette(
-        routes=[Route("/{app_id}", link_page, methods=["GET", "POST"])],
-        exception_handlers={HTTPException: http_problem},
-    )
-    app.router.redirect_slashes = False  # a redirect would carry the client's Host
-    return NulGuard(app, refuse)
+    return page_app([Route("/{app_id}", link_page, methods=["GET", "POST"])], refused_page, refuse)
 
 
 def _can_go_back(page: LinkPage) -> bool:

@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from fastapi import FastAPI
@@ -14,6 +15,11 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from starlette.responses import RedirectResponse
 from starlette.types import ASGIApp
 
+from energyhub.adapters import secret_keys as key_source
+from energyhub.adapters.prometheus import CONTENT_TYPE as METRICS_CONTENT_TYPE
+from energyhub.adapters.prometheus import PrometheusMetrics
+from energyhub.adapters.secrets import CredentialCipher
+from energyhub.adapters.webhook_client import WebhookClient
 from energyhub.api.app import create_app, with_gateway
 from energyhub.api.deps import ApiServices
 from energyhub.api.observe import RequestObserver, counting_ocpp
@@ -25,23 +31,22 @@ from energyhub.domain.accounts import Environment
 from energyhub.domain.actions import RetryPolicy
 from energyhub.domain.clock import Clock, SystemClock
 from energyhub.domain.devices import Device
+from energyhub.domain.driver_names import DriverName
 from energyhub.domain.events import EventDelays
 from energyhub.domain.sessions import ChargingSession
 from energyhub.drivers.ocpp.central_system import CentralSystem, OcppSettings
-from energyhub.drivers.ocpp.driver import OCPP_DRIVER, OcppDriver
+from energyhub.drivers.ocpp.driver import OcppDriver
 from energyhub.drivers.sandbox.command_log import SandboxCommandLog
 from energyhub.drivers.sandbox.driver import SandboxDriver
 from energyhub.drivers.sandbox.history import sandbox_history
 from energyhub.drivers.sandbox.sessions import SandboxCharger, sessions_between
 from energyhub.drivers.sandbox.vendors import SandboxVendorConnector
-from energyhub.drivers.sunspec import SUNSPEC_DRIVER, SunspecDriver
-from energyhub.observability.prometheus import PrometheusMetrics
-from energyhub.outbound.webhook_client import WebhookClient
-from energyhub.persistence.engine import create_engine, current_revision, migrate
+from energyhub.drivers.sunspec import SunspecDriver
+from energyhub.persistence.engine import create_engine, current_revision, migrate, newest_revision
 from energyhub.persistence.ocpp import SqlChargePointStore
-from energyhub.persistence.secrets import secret_keys
 from energyhub.persistence.sunspec import SqlSunspecEndpoints
 from energyhub.persistence.uow import SqlUnitOfWorkFactory
+from energyhub.ports.devices import DeviceDriver, SessionSource, VendorConnector
 from energyhub.services.accounts import AccountService
 from energyhub.services.actions import ActionService
 from energyhub.services.changes import DeviceChangeFeed
@@ -56,11 +61,9 @@ from energyhub.services.metrics import MeteredDriver
 from energyhub.services.ocpp import OcppCommissioning
 from energyhub.services.outbox import Outbox
 from energyhub.services.polling import StatePolling
-from energyhub.services.ports import DeviceDriver, VendorConnector
-from energyhub.services.sandbox import SANDBOX_DRIVER, SandboxService
+from energyhub.services.sandbox import SandboxService
 from energyhub.services.schedules import SchedulePlanner, ScheduleService
-from energyhub.services.secrets import CredentialCipher
-from energyhub.services.sessions import SessionService, SessionSource
+from energyhub.services.sessions import SessionService
 from energyhub.services.strategies import StrategyService
 from energyhub.services.sunspec import SunspecCommissioning
 from energyhub.services.webhook_sender import WebhookSender
@@ -149,7 +152,7 @@ async def build_container(
     read_cache = DeviceReadCache(None if settings.is_sqlite else SHARED_DATABASE_READ_CACHE_S)
     changes.subscribe(read_cache.invalidate)
     drivers: dict[str, DeviceDriver] = {
-        SANDBOX_DRIVER: SandboxDriver(
+        DriverName.SANDBOX: SandboxDriver(
             settings.sandbox_completion_delay_s,
             None
             if settings.sandbox_command_log_dir is None
@@ -158,9 +161,9 @@ async def build_container(
     }
     ocpp_store = SqlChargePointStore(engine)
     ocpp = CentralSystem(ocpp_store, clock, OcppSettings().config(), changes.publish)
-    drivers[OCPP_DRIVER] = OcppDriver(ocpp)
+    drivers[DriverName.OCPP] = OcppDriver(ocpp)
     sunspec_driver = SunspecDriver(SqlSunspecEndpoints(engine).get)
-    drivers[SUNSPEC_DRIVER] = sunspec_driver
+    drivers[DriverName.SUNSPEC] = sunspec_driver
     metrics = PrometheusMetrics()
     for name, driver in list(drivers.items()):
         drivers[name] = MeteredDriver(name, driver, metrics)
@@ -211,7 +214,7 @@ async def build_container(
     state_poller = StatePollerWorker(
         StatePolling(uow, devices, drivers, clock), clock, SINGLE_PROCESS_MAX_SLEEP_S
     )
-    session_sources: dict[str, SessionSource] = {SANDBOX_DRIVER: _sandbox_sessions}
+    session_sources: dict[str, SessionSource] = {DriverName.SANDBOX: _sandbox_sessions}
     linking = LinkingService(
         uow,
         clock,
@@ -273,7 +276,7 @@ async def build_container(
         sunspec=SunspecCommissioning(uow, sunspec_driver, devices, clock),
         state_poller=state_poller,
         members=MemberService(uow, clock),
-        history=HistoryService(uow, clock, {SANDBOX_DRIVER: sandbox_history}),
+        history=HistoryService(uow, clock, {DriverName.SANDBOX: sandbox_history}),
         cipher=cipher,
         metrics=metrics,
     )
@@ -288,9 +291,9 @@ def vendor_connectors(
     """The Link UI's connectors by vendor driver (a vendor whose driver has none would be
     shown as coming soon)."""
     return {
-        SANDBOX_DRIVER: SandboxVendorConnector(),
-        OCPP_DRIVER: OcppVendorConnector(ocpp, ocpp_store),
-        SUNSPEC_DRIVER: SunspecVendorConnector(sunspec, sunspec_probe),
+        DriverName.SANDBOX: SandboxVendorConnector(),
+        DriverName.OCPP: OcppVendorConnector(ocpp, ocpp_store),
+        DriverName.SUNSPEC: SunspecVendorConnector(sunspec, sunspec_probe),
     }
 
 
@@ -343,10 +346,26 @@ def build_app(container: Container, *, serving: bool = False, workers: bool = Tr
     settings = container.settings
     app.include_router(
         operations_router(
-            lambda: current_revision(container.engine), container.metrics, settings.metrics_token
+            lambda: current_revision(container.engine),
+            newest_revision(),
+            container.metrics.render,
+            METRICS_CONTENT_TYPE,
+            settings.metrics_token,
         )
     )
     # live chargers (OCPP-J) are answered ahead of the HTTP middleware
     observer = RequestObserver(container.metrics, settings.access_log)
     gateway = with_gateway(app, container.services, container.rate_limiter, observer)
     return counting_ocpp(container.ocpp.front(gateway), container.metrics)
+
+
+def secret_key_file(settings: Settings) -> Path:
+    """Where a generated credential key lives for these settings."""
+    return key_source.secret_key_file(settings.sqlite_path(), settings.data_dir)
+
+
+def secret_keys(settings: Settings) -> list[str]:
+    """ENERGYHUB_SECRET_KEY's keys, or the generated one (made on the first call)."""
+    return key_source.secret_keys(
+        settings.secret_key, secret_key_file(settings), shared_database=not settings.is_sqlite
+    )

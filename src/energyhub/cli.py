@@ -14,6 +14,7 @@ import uvicorn
 from rich.console import Console
 from rich.table import Table
 
+from energyhub.adapters.logs import configure_logging, uvicorn_log_config
 from energyhub.api.head_guard import bounded_head_protocol
 from energyhub.bootstrap import Container, build_app, build_container
 from energyhub.config import Settings
@@ -21,7 +22,6 @@ from energyhub.domain.accounts import environment_from_cli
 from energyhub.domain.capabilities import DeviceType
 from energyhub.domain.clock import ensure_utc, isoformat_utc
 from energyhub.domain.members import MemberRefused
-from energyhub.observability.logs import configure_logging, uvicorn_log_config
 from energyhub.services.demo import Demo, create_demo_if_empty, first_of
 
 app = typer.Typer(
@@ -325,7 +325,7 @@ def devices_add_ocpp(
     as_json: JsonFlag = False,
 ) -> None:
     """Commission a live OCPP 1.6J / 2.0.1 charger; prints its device id."""
-    from energyhub.drivers.ocpp.store import ChargePointExists
+    from energyhub.ports.ocpp import ChargePointExists
     from energyhub.services.ocpp import InvalidCommissioning
 
     async def work(c: Container) -> dict[str, str]:
@@ -367,7 +367,7 @@ def devices_add_sunspec(
 ) -> None:
     """Commission a live SunSpec Modbus TCP battery (models 1, 124 or 802/704); prints its
     device id. Running it again for the same battery and user prints the same id."""
-    from energyhub.drivers.base import DriverError
+    from energyhub.domain.readings import DriverError
     from energyhub.services.sunspec import CommissioningError
 
     async def work(c: Container) -> dict[str, Any]:

@@ -17,7 +17,7 @@ import httpx
 from energyhub.bootstrap import Container
 from energyhub.domain.accounts import Environment
 from energyhub.domain.clock import FakeClock
-from energyhub.drivers.sandbox.profiles import PROFILES
+from energyhub.domain.sandbox_profiles import PROFILES
 from tests.api.test_linking import AMPERE, VOLTA, Flow
 
 USER = "user-1"

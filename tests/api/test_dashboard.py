@@ -17,7 +17,7 @@ from energyhub.bootstrap import Container, build_app
 from energyhub.domain.accounts import Environment, Principal
 from energyhub.domain.devices import Device
 from energyhub.domain.members import SESSION_IDLE_LIMIT, SESSION_LIFETIME
-from energyhub.drivers.base import CommandReceipt, CommandRequest, DeviceReading
+from energyhub.domain.readings import CommandReceipt, CommandRequest, DeviceReading
 from tests.support import Api, Caller, local_receiver
 
 PASSWORD = "correct horse battery staple"

@@ -10,7 +10,7 @@ import pytest
 
 from energyhub.bootstrap import build_app
 from energyhub.domain.devices import Device
-from energyhub.drivers.base import DeviceReading
+from energyhub.domain.readings import DeviceReading
 from tests.support import Api
 
 

@@ -20,13 +20,12 @@ import pytest
 from cryptography.fernet import Fernet
 from sqlalchemy import select
 
-from energyhub.bootstrap import build_container
+from energyhub.adapters.secrets import CredentialCipher, CredentialsUnreadable, SecretKeyError
+from energyhub.bootstrap import build_container, secret_key_file, secret_keys
 from energyhub.config import Settings
 from energyhub.domain.accounts import Environment
 from energyhub.domain.clock import FakeClock
-from energyhub.persistence.secrets import secret_key_file, secret_keys
 from energyhub.persistence.tables import link_sessions, linked_accounts, webhook_events
-from energyhub.services.secrets import CredentialCipher, CredentialsUnreadable, SecretKeyError
 from tests.support import Api, Caller, open_api
 
 VOLTA = {"email": "user@volta.test", "password": "volta-pass"}

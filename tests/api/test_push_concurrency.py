@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from energyhub.domain.devices import Device
-from energyhub.drivers.base import CommandReceipt, CommandRequest, DeviceReading, DriverError
+from energyhub.domain.readings import CommandReceipt, CommandRequest, DeviceReading, DriverError
 from tests.support import Api
 
 

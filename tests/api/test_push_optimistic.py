@@ -18,8 +18,8 @@ from energyhub.domain.actions import Action
 from energyhub.domain.capabilities import DeviceType
 from energyhub.domain.devices import Device
 from energyhub.domain.errors import ApiError
+from energyhub.ports.storage import PushUnitOfWork, PushUnitOfWorkFactory, StaleRead
 from energyhub.services.actions import PushRequest
-from energyhub.services.ports import PushUnitOfWork, PushUnitOfWorkFactory, StaleRead
 from tests.support import Api, Caller
 
 Meanwhile = Callable[[], Awaitable[None]]

@@ -15,16 +15,16 @@ from hypothesis import given, settings
 from hypothesis.strategies import from_regex
 from sqlalchemy import select
 
+from energyhub.adapters.secrets import CredentialCipher, CredentialsUnreadable
 from energyhub.api.webhook_schemas import URL_PATTERN
+from energyhub.bootstrap import secret_keys
 from energyhub.domain.accounts import Environment, Principal
 from energyhub.domain.clock import isoformat_utc
 from energyhub.domain.events import OutboxEvent
 from energyhub.domain.webhooks import EventType, validate_endpoint_url
-from energyhub.outbound.webhook_client import AttemptOutcome, WebhookRequest
-from energyhub.persistence.secrets import secret_keys
 from energyhub.persistence.tables import webhook_endpoints
+from energyhub.ports.webhooks import AttemptOutcome, WebhookRequest
 from energyhub.services.ids import prefixed_id
-from energyhub.services.secrets import CredentialCipher, CredentialsUnreadable
 from energyhub.services.webhook_sender import WebhookSender
 from energyhub.services.webhooks import WebhookService
 from tests.support import Api, Caller

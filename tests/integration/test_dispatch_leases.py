@@ -16,11 +16,11 @@ from sqlalchemy import select
 
 from energyhub.domain.actions import RetryPolicy
 from energyhub.domain.devices import Device
-from energyhub.drivers.base import DeviceReading
+from energyhub.domain.driver_names import DriverName
+from energyhub.domain.readings import DeviceReading
 from energyhub.persistence.tables import actions
 from energyhub.services.changes import DeviceChangeFeed
 from energyhub.services.dispatch import Dispatcher
-from energyhub.services.sandbox import SANDBOX_DRIVER
 from tests.support import Api
 
 
@@ -29,7 +29,7 @@ async def stalled_reads(api: Api, monkeypatch: pytest.MonkeyPatch) -> AsyncItera
     tuple[asyncio.Event, asyncio.Event, Callable[[], int]]
 ]:  # fmt: skip
     """Sandbox reads that wait until released: (entered, release, how many reads began)."""
-    driver = api.container.drivers[SANDBOX_DRIVER]
+    driver = api.container.drivers[DriverName.SANDBOX]
     real_read = driver.read
     entered, release = asyncio.Event(), asyncio.Event()
     calls = 0

@@ -16,9 +16,9 @@ from pymodbus.constants import ExcCodes
 from energyhub.domain.accounts import Environment
 from energyhub.domain.capabilities import DeviceType
 from energyhub.domain.devices import Device
-from energyhub.drivers.base import CommandRequest, DriverError
+from energyhub.domain.readings import CommandRequest, DriverError
 from energyhub.drivers.sunspec.driver import SunspecDriver
-from energyhub.services.sunspec import SunspecEndpoint
+from energyhub.ports.sunspec import SunspecEndpoint
 from tests.sunspec_peer import (
     BASIC_LAYOUT,
     BATTERY_802,

@@ -14,7 +14,7 @@ from energyhub.bootstrap import Container, build_container
 from energyhub.config import Settings
 from energyhub.domain.accounts import Environment
 from energyhub.domain.clock import FakeClock
-from energyhub.drivers.base import DriverError
+from energyhub.domain.readings import DriverError
 from energyhub.drivers.sunspec import DEFAULT_REVERSION_S
 from energyhub.persistence.tables import webhook_events
 from energyhub.services.sunspec import CommissioningError

@@ -21,17 +21,12 @@ from aiohttp import web
 from aiohttp.abc import AbstractResolver, ResolveResult
 from standardwebhooks import Webhook, WebhookVerificationError
 
+from energyhub.adapters.address_guard import AddressNotAllowedError, ReachResolver
+from energyhub.adapters.webhook_client import NON_PUBLIC_FAILURE, USER_AGENT, WebhookClient
 from energyhub.domain.clock import FakeClock
 from energyhub.domain.webhook_reach import PrivateWebhookUrls, Reach
 from energyhub.domain.webhooks import new_signing_secret
-from energyhub.outbound.address_guard import AddressNotAllowedError, ReachResolver
-from energyhub.outbound.webhook_client import (
-    NON_PUBLIC_FAILURE,
-    USER_AGENT,
-    AttemptOutcome,
-    WebhookClient,
-    WebhookRequest,
-)
+from energyhub.ports.webhooks import AttemptOutcome, WebhookRequest
 from tests.network_guard import loopback_nat
 
 BODY = json.dumps(

@@ -21,13 +21,13 @@ from aiohttp import web
 from sqlalchemy import select
 from standardwebhooks import Webhook, WebhookVerificationError
 
+from energyhub.adapters.webhook_client import WebhookClient
 from energyhub.bootstrap import build_container
 from energyhub.config import Settings
 from energyhub.domain.accounts import Environment
 from energyhub.domain.clock import FakeClock, isoformat_utc
 from energyhub.domain.events import OutboxEvent
 from energyhub.domain.webhooks import EventType
-from energyhub.outbound.webhook_client import WebhookClient
 from energyhub.persistence.tables import webhook_deliveries
 from energyhub.services.ids import prefixed_id
 from energyhub.services.webhook_sender import LEASE, WebhookSender

@@ -16,6 +16,7 @@ import orjson
 from pydantic import TypeAdapter, ValidationError
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from energyhub.adapters.logs import REQUEST_ID
 from energyhub.api.context import CONTEXT_KEY, RequestContext, request_id_from
 from energyhub.api.envelope import failure_response, success_bytes
 from energyhub.api.input_guard import JSON_TYPES, body_problem, head_problem
@@ -29,7 +30,6 @@ from energyhub.domain.capabilities import DeviceType
 from energyhub.domain.clock import Clock
 from energyhub.domain.devices import CacheType
 from energyhub.domain.errors import ApiError, InternalError, PayloadTooLarge, RateLimited
-from energyhub.observability.logs import REQUEST_ID
 from energyhub.services.accounts import AccountService
 from energyhub.services.actions import ActionService
 

@@ -14,9 +14,6 @@ import orjson
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
-from energyhub.observability.prometheus import CONTENT_TYPE, PrometheusMetrics
-from energyhub.persistence.engine import newest_revision
-
 log = logging.getLogger(__name__)
 READINESS_TIMEOUT_S = 3.0
 JSON = "application/json"
@@ -24,12 +21,14 @@ JSON = "application/json"
 
 def operations_router(
     revision: Callable[[], Awaitable[str | None]],
-    metrics: PrometheusMetrics | None,
+    head: str,
+    metrics: Callable[[], bytes] | None,
+    metrics_type: str,
     metrics_token: str | None,
 ) -> APIRouter:
-    """`revision()` reads the database's migration revision (None: never migrated)."""
+    """`revision()` reads the database's migration revision (None: never migrated), ready at
+    `head`; `metrics()` renders the exposition text of type `metrics_type`."""
     router = APIRouter(include_in_schema=False)
-    head = newest_revision()
 
     @router.get("/readyz")
     async def readyz() -> Response:
@@ -58,8 +57,8 @@ def operations_router(
                     headers={"www-authenticate": "Bearer"},
                 )
         if metrics is None:
-            return Response(b"", media_type=CONTENT_TYPE)
-        return Response(metrics.render(), media_type=CONTENT_TYPE)
+            return Response(b"", media_type=metrics_type)
+        return Response(metrics(), media_type=metrics_type)
 
     return router
 

@@ -25,7 +25,7 @@ from energyhub.api.goal_schema import ChargingGoal
 from energyhub.domain.capabilities import DeviceType
 from energyhub.domain.clock import RANGE_TEXT, to_utc_in_range
 from energyhub.domain.errors import DeviceFailure, all_error_classes
-from energyhub.drivers.sandbox.profiles import profile_names
+from energyhub.domain.sandbox_profiles import profile_names
 
 T = TypeVar("T")
 

@@ -42,6 +42,9 @@ class NonexistentLocalTime(ValueError):
     """A wall-clock time that falls in a DST gap of the plant's timezone."""
 
 
+DEFAULT_TIMEZONE = "Europe/Berlin"
+"""A device's timezone when whoever makes it names none (IANA)."""
+
 EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)
 LATEST = datetime(9999, 1, 1, tzinfo=UTC)
 """The instants the service takes from clients and stores, [EARLIEST, LATEST): inside them

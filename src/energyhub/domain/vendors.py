@@ -15,6 +15,7 @@ from typing import Any
 
 from energyhub.domain.accounts import Environment
 from energyhub.domain.capabilities import DeviceType
+from energyhub.domain.driver_names import DriverName
 
 
 # --- vendors ---------------------------------------------------------------------------------
@@ -85,7 +86,7 @@ VENDORS: tuple[Vendor, ...] = (
         "Volta Energy",
         DeviceType.BATTERY,
         Environment.SANDBOX,
-        "sandbox",
+        DriverName.SANDBOX,
         (EMAIL, PASSWORD),
         sign_in_help="Sign in with the e-mail address and password of your Volta app.",
     ),
@@ -94,7 +95,7 @@ VENDORS: tuple[Vendor, ...] = (
         "Ampere Charging",
         DeviceType.EV_CHARGER,
         Environment.SANDBOX,
-        "sandbox",
+        DriverName.SANDBOX,
         (EMAIL, PASSWORD),
         sign_in_help="Sign in with the e-mail address and password of your Ampere account.",
     ),
@@ -103,7 +104,7 @@ VENDORS: tuple[Vendor, ...] = (
         "Nimbus Power",
         DeviceType.BATTERY,
         Environment.SANDBOX,
-        "sandbox",
+        DriverName.SANDBOX,
         (EMAIL, PASSWORD),
         mfa=True,
         sign_in_help="Sign in with your Nimbus account. Nimbus then sends you a 6-digit code.",
@@ -113,7 +114,7 @@ VENDORS: tuple[Vendor, ...] = (
         "OCPP charger",
         DeviceType.EV_CHARGER,
         Environment.LIVE,
-        "ocpp",
+        DriverName.OCPP,
         (
             CredentialField(
                 "charge_point_id",
@@ -143,7 +144,7 @@ VENDORS: tuple[Vendor, ...] = (
         "SunSpec battery",
         DeviceType.BATTERY,
         Environment.LIVE,
-        "sunspec",
+        DriverName.SUNSPEC,
         (
             CredentialField(
                 "host",

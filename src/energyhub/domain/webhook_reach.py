@@ -5,7 +5,7 @@ endpoints under `sandbox` (the default, for a service run on a developer's machi
 address under `all` (receivers on the operator's own network). A hosted service sets `none`:
 otherwise any sandbox key could make the service probe its own loopback ports.
 
-Pure: the HTTP client enforces this after DNS and at connect (`outbound.address_guard`);
+Pure: the HTTP client enforces this after DNS and at connect (`adapters.address_guard`);
 endpoint creation refuses what the URL alone shows (a literal address, `localhost`).
 """
 

@@ -1,7 +1,7 @@
 """Webhook rules (CONTRACT 9): event names, delivery states, retry timing, endpoint filters,
 signing secrets, endpoint URL checks and which addresses count as public.
 
-Pure: no I/O. The HTTP side lives in `energyhub.outbound.webhook_client`.
+Pure: no I/O. The HTTP side lives in `energyhub.adapters.webhook_client`.
 """
 
 from __future__ import annotations

@@ -33,7 +33,7 @@ from energyhub.persistence.actions import IN_PLAY, action_from_row, action_value
 from energyhub.persistence.devices import device_from_row
 from energyhub.persistence.events import event_values
 from energyhub.persistence.tables import actions, devices, webhook_events
-from energyhub.services.ports import StaleRead
+from energyhub.ports.storage import StaleRead
 
 
 def _columns(table: Table) -> str:

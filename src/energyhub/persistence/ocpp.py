@@ -14,11 +14,11 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from energyhub.domain.devices import Device
 from energyhub.domain.events import OutboxEvent
 from energyhub.domain.sessions import ChargingSession, SessionStatus
-from energyhub.drivers.ocpp.store import ChargePointExists, ChargePointRecord, OpenTransaction
 from energyhub.persistence.actions import update_many
 from energyhub.persistence.devices import SqlDeviceRepository
 from energyhub.persistence.events import SqlEventRepository
 from energyhub.persistence.tables import accounts, charging_sessions, devices, ocpp_charge_points
+from energyhub.ports.ocpp import ChargePointExists, ChargePointRecord, OpenTransaction
 
 _C = ocpp_charge_points.c
 _SESSION_UPDATED = ("status", "ended_at", "energy_kwh", "measurement", "end_reason", "updated_at")

@@ -13,7 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from energyhub.domain.schedules import ScheduleState
 from energyhub.persistence.tables import actions, schedules
 from energyhub.persistence.types import UTCDateTime
-from energyhub.services.ports import StoredSchedule
+from energyhub.ports.storage import StoredSchedule
 
 _C = schedules.c
 _CURRENT = (ScheduleState.ACTIVE.value, ScheduleState.COMPLETED.value)

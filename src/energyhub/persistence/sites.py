@@ -12,7 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from energyhub.domain.accounts import Environment
 from energyhub.persistence.tables import sites
 from energyhub.persistence.types import aware
-from energyhub.services.ports import StoredSite
+from energyhub.ports.storage import StoredSite
 
 
 class SqlSiteRepository:

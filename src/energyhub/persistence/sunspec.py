@@ -9,7 +9,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from energyhub.persistence.tables import sunspec_devices
-from energyhub.services.sunspec import ModelLocation, SunspecEndpoint
+from energyhub.ports.sunspec import ModelLocation, SunspecEndpoint
 
 
 def _endpoint(row: Mapping[Any, Any]) -> SunspecEndpoint:

@@ -19,8 +19,8 @@ from energyhub.domain.accounts import (
 )
 from energyhub.domain.clock import Clock
 from energyhub.domain.errors import ExpiredToken, Unauthorized
+from energyhub.ports.storage import UnitOfWorkFactory
 from energyhub.services.ids import prefixed_id, random_base62
-from energyhub.services.ports import UnitOfWorkFactory
 
 KEY_RANDOM_LENGTH = 40
 

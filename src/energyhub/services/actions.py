@@ -39,6 +39,7 @@ from energyhub.domain.errors import (
     device_failure_for,
 )
 from energyhub.domain.quantities import Quantity
+from energyhub.domain.readings import DriverError
 from energyhub.domain.validation import (
     check_window_order,
     execution_for,
@@ -47,7 +48,13 @@ from energyhub.domain.validation import (
     validate_settings,
     window_from_utc,
 )
-from energyhub.drivers.base import DriverError
+from energyhub.ports.devices import DeviceDriver
+from energyhub.ports.storage import (
+    PushUnitOfWork,
+    PushUnitOfWorkFactory,
+    StaleRead,
+    UnitOfWorkFactory,
+)
 from energyhub.services.changes import DeviceChangeFeed
 from energyhub.services.devices import visible_device
 from energyhub.services.dispatch import (
@@ -59,13 +66,6 @@ from energyhub.services.dispatch import (
     record_action,
 )
 from energyhub.services.ids import new_id
-from energyhub.services.ports import (
-    DeviceDriver,
-    PushUnitOfWork,
-    PushUnitOfWorkFactory,
-    StaleRead,
-    UnitOfWorkFactory,
-)
 
 OWN_PROGRAM = "auto.schedule"
 

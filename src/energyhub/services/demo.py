@@ -9,10 +9,10 @@ from dataclasses import dataclass
 
 from energyhub.domain.accounts import Environment, Principal
 from energyhub.domain.capabilities import DeviceType
-from energyhub.drivers.sandbox.profiles import PROFILES
+from energyhub.domain.sandbox_profiles import PROFILES
+from energyhub.ports.storage import UnitOfWorkFactory
 from energyhub.services.accounts import AccountService
 from energyhub.services.members import MemberService
-from energyhub.services.ports import UnitOfWorkFactory
 from energyhub.services.sandbox import SandboxService
 
 DEMO_USER_ID = "demo-user"

@@ -12,14 +12,10 @@ from energyhub.domain.clock import Clock
 from energyhub.domain.devices import CacheType, Device, StateSource, User, Vehicle, is_fresh
 from energyhub.domain.errors import DeviceNotFound, UserNotFound
 from energyhub.domain.history import SAMPLES_KEPT, sample_of
-from energyhub.drivers.base import DeviceReading, DriverError
+from energyhub.domain.readings import DeviceReading, DriverError
+from energyhub.ports.devices import DeviceDriver
+from energyhub.ports.storage import PushUnitOfWork, UnitOfWork, UnitOfWorkFactory
 from energyhub.services.changes import DeviceChangeFeed
-from energyhub.services.ports import (
-    DeviceDriver,
-    PushUnitOfWork,
-    UnitOfWork,
-    UnitOfWorkFactory,
-)
 
 
 @dataclass(frozen=True, slots=True)

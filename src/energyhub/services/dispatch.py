@@ -29,16 +29,13 @@ from energyhub.domain.conflicts import DeviceAction, retry_deadline
 from energyhub.domain.devices import Device
 from energyhub.domain.errors import DeviceTimeout, VppLocked
 from energyhub.domain.events import EventDelays
-from energyhub.drivers.base import CommandReceipt, CommandRequest, DeviceReading, DriverError
+from energyhub.domain.readings import CommandReceipt, CommandRequest, DeviceReading, DriverError
+from energyhub.ports.devices import DeviceDriver
+from energyhub.ports.metrics import Metrics
+from energyhub.ports.storage import PushUnitOfWork, UnitOfWork, UnitOfWorkFactory
 from energyhub.services.changes import DeviceChangeFeed
-from energyhub.services.metrics import NO_METRICS, Metrics
+from energyhub.services.metrics import NO_METRICS
 from energyhub.services.outbox import Outbox
-from energyhub.services.ports import (
-    DeviceDriver,
-    PushUnitOfWork,
-    UnitOfWork,
-    UnitOfWorkFactory,
-)
 
 log = logging.getLogger(__name__)
 

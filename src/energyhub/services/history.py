@@ -14,7 +14,7 @@ from energyhub.domain.clock import Clock
 from energyhub.domain.devices import Device
 from energyhub.domain.errors import DeviceNotFound
 from energyhub.domain.history import HISTORY_SPAN, SAMPLE_STEP, History, StateSample, metric_for
-from energyhub.services.ports import UnitOfWorkFactory
+from energyhub.ports.storage import UnitOfWorkFactory
 
 # (device, start, end, step) -> samples: a driver whose devices' past can be computed
 HistorySource = Callable[[Device, datetime, datetime, timedelta], list[StateSample]]

@@ -14,10 +14,11 @@ from energyhub.domain.clock import Clock
 from energyhub.domain.linking import LinkedAccount, LinkedAccountStatus, LinkSession
 from energyhub.domain.vendors import OfferedDevice, Vendor
 from energyhub.domain.webhooks import EventType
+from energyhub.ports.devices import DeviceOwner, NewDevice
+from energyhub.ports.storage import UnitOfWork, UnitOfWorkFactory
 from energyhub.services.devices import DeviceService
 from energyhub.services.ids import new_id, prefixed_id
 from energyhub.services.linking import LinkingService, StaleStep
-from energyhub.services.ports import DeviceOwner, NewDevice, UnitOfWork, UnitOfWorkFactory
 
 
 class DeviceLinking:

@@ -38,11 +38,11 @@ from energyhub.domain.vendors import (
     vendor_in,
     vendors_for,
 )
+from energyhub.ports.storage import UnitOfWorkFactory
 from energyhub.services.devices import DeviceService
 from energyhub.services.link_devices import DeviceLinking
 from energyhub.services.link_pages import FORM_ERROR, LinkPage, LinkPages
 from energyhub.services.linking import LinkingService, StaleStep, new_nonce
-from energyhub.services.ports import UnitOfWorkFactory
 
 
 @dataclass(frozen=True, slots=True)

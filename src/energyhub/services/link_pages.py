@@ -27,9 +27,9 @@ from energyhub.domain.linking import (
     outcome_url,
 )
 from energyhub.domain.vendors import VENDORS_BY_ID, OfferedDevice, Vendor, vendors_for
+from energyhub.ports.storage import UnitOfWorkFactory
 from energyhub.services.link_devices import DeviceLinking
 from energyhub.services.linking import LinkedAccountView, LinkingService
-from energyhub.services.ports import UnitOfWorkFactory
 
 MAX_TOKEN_LENGTH = 100
 FORM_ERROR = ""  # the key of an error about the whole form, not one field

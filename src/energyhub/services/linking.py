@@ -33,15 +33,12 @@ from energyhub.domain.linking import (
 )
 from energyhub.domain.vendors import VENDORS_BY_ID, Vendor
 from energyhub.domain.webhooks import EventType
+from energyhub.ports.devices import VendorConnector
+from energyhub.ports.secrets import Cipher
+from energyhub.ports.storage import UnitOfWork, UnitOfWorkFactory
 from energyhub.services.devices import DeviceService
 from energyhub.services.ids import prefixed_id, random_base62
 from energyhub.services.outbox import Outbox
-from energyhub.services.ports import (
-    UnitOfWork,
-    UnitOfWorkFactory,
-    VendorConnector,
-)
-from energyhub.services.secrets import CredentialCipher
 
 TOKEN_RANDOM_LENGTH = 43  # base62: ~256 bits
 
@@ -74,7 +71,7 @@ class LinkingService:
         uow: UnitOfWorkFactory,
         clock: Clock,
         outbox: Outbox,
-        cipher: CredentialCipher,
+        cipher: Cipher,
         devices: DeviceService,
         connectors: Mapping[str, VendorConnector],
     ) -> None:

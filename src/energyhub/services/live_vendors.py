@@ -9,14 +9,15 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from energyhub.domain.capabilities import DeviceType
+from energyhub.domain.readings import DriverError
 from energyhub.domain.vendors import OfferedDevice, RefusalCode, SignIn, Vendor, VendorRefusal
 from energyhub.domain.webhooks import EventType
-from energyhub.drivers.base import DriverError
 from energyhub.drivers.ocpp.auth import verify_password
-from energyhub.drivers.ocpp.store import ChargePointExists, ChargePointStore
+from energyhub.ports.devices import DeviceOwner, NewDevice
+from energyhub.ports.ocpp import ChargePointExists, ChargePointStore
+from energyhub.ports.sunspec import SunspecProbe
 from energyhub.services.ocpp import CHARGE_POINT_ID, InvalidCommissioning, OcppCommissioning
-from energyhub.services.ports import DeviceOwner, NewDevice
-from energyhub.services.sunspec import CommissioningError, SunspecCommissioning, SunspecProbe
+from energyhub.services.sunspec import CommissioningError, SunspecCommissioning
 
 IN_USE = (
     "This charge point ID is connected to another account already. Check the ID, or remove "

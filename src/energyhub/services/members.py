@@ -11,9 +11,9 @@ from __future__ import annotations
 import asyncio
 import secrets
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import timedelta
 from functools import cached_property
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from limits import parse
 from limits.storage import MemoryStorage
@@ -29,37 +29,14 @@ from energyhub.domain.members import (
     hash_session_token,
     normalize_email,
 )
+from energyhub.ports.members import MembersUnitOfWorkFactory
 from energyhub.services.ids import prefixed_id
-from energyhub.services.ports import AccountRepository, UnitOfWork
 
 if TYPE_CHECKING:  # argon2 loads with the first sign-in or new member
     from argon2 import PasswordHasher
 
 SIGN_IN_LIMIT = "10/15 minutes"  # failed sign-ins per e-mail address
 TOUCH_EVERY = timedelta(minutes=1)  # a session's last_seen_at is written at most this often
-
-
-class MemberRepository(Protocol):
-    async def add_member(self, member: Member, password_hash: str) -> bool: ...
-    async def member_by_email(self, email: str) -> tuple[Member, str] | None: ...
-    async def get_member(self, member_id: str) -> Member | None: ...
-    async def signed_in(self, member_id: str, at: datetime, new_hash: str | None) -> None: ...
-    async def add_session(self, session: DashboardSession) -> None: ...
-    async def get_session(self, token_hash: str) -> DashboardSession | None: ...
-    async def touch_session(self, token_hash: str, at: datetime) -> None: ...
-    async def end_session(self, token_hash: str) -> None: ...
-    async def end_expired_sessions(self, before: datetime) -> None: ...
-
-
-class MembersUnitOfWork(UnitOfWork, Protocol):
-    @property
-    def members(self) -> MemberRepository: ...
-    @property
-    def accounts(self) -> AccountRepository: ...
-
-
-class MembersUnitOfWorkFactory(Protocol):
-    def __call__(self) -> MembersUnitOfWork: ...
 
 
 class SignInRefused(Exception):

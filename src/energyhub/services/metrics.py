@@ -1,39 +1,19 @@
 """The metrics port: what services and workers report (actions, dispatch lateness, webhook
 attempts, driver calls, live connections). Bootstrap wires the Prometheus implementation
-(`energyhub.observability.prometheus`); services see only this Protocol, and the default
+(`energyhub.adapters.prometheus`); services see only this Protocol, and the default
 records nothing, so a service built without it (tests, the CLI) costs nothing."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import datetime
-from typing import Protocol
 
 from energyhub.domain.deliveries import WebhookDelivery
 from energyhub.domain.devices import Device
-from energyhub.drivers.base import CommandReceipt, CommandRequest, DeviceReading, DriverError
-from energyhub.outbound.webhook_client import AttemptOutcome
-from energyhub.services.ports import DeviceDriver
-
-
-class Metrics(Protocol):
-    def action_state(self, state: str) -> None:
-        """An action moved to `state` (committed)."""
-
-    def dispatch_lateness(self, seconds: float) -> None:
-        """A due action was dispatched `seconds` after its due time."""
-
-    def webhook_attempt(self, outcome: str) -> None:
-        """One delivery attempt ended: delivered, failed, or another outcome word."""
-
-    def webhook_lateness(self, seconds: float) -> None:
-        """An event's first attempt began `seconds` after the event."""
-
-    def ocpp_connected(self, delta: int) -> None:
-        """A live charger's websocket opened (+1) or closed (-1)."""
-
-    def driver_call(self, driver: str, outcome: str) -> None:
-        """A call to a device driver ended: ok, or the error code it raised."""
+from energyhub.domain.readings import CommandReceipt, CommandRequest, DeviceReading, DriverError
+from energyhub.ports.devices import DeviceDriver
+from energyhub.ports.metrics import Metrics
+from energyhub.ports.webhooks import AttemptOutcome
 
 
 class NoMetrics:

@@ -8,19 +8,18 @@ import re
 
 from energyhub.domain.accounts import Environment
 from energyhub.domain.capabilities import DeviceType
-from energyhub.domain.clock import Clock
+from energyhub.domain.clock import DEFAULT_TIMEZONE, Clock
 from energyhub.domain.devices import Device
+from energyhub.domain.driver_names import DriverName
 from energyhub.domain.events import device_event
 from energyhub.domain.webhooks import EventType
 from energyhub.drivers.ocpp import mapping
 from energyhub.drivers.ocpp.auth import MAX_PASSWORD, MIN_PASSWORD, hash_password
-from energyhub.drivers.ocpp.driver import OCPP_DRIVER
-from energyhub.drivers.ocpp.store import ChargePointRecord, ChargePointStore
+from energyhub.ports.ocpp import ChargePointRecord, ChargePointStore
 from energyhub.services.ids import new_id
 from energyhub.services.outbox import Outbox
 
 CHARGE_POINT_ID = re.compile(r"[A-Za-z0-9._\-]{1,48}")
-DEFAULT_TIMEZONE = "Europe/Berlin"
 
 
 class InvalidCommissioning(ValueError):
@@ -64,7 +63,7 @@ class OcppCommissioning:
             type=DeviceType.EV_CHARGER,
             vendor="ocpp",
             model=charge_point_id,
-            driver=OCPP_DRIVER,
+            driver=DriverName.OCPP,
             profile=None,
             timezone=timezone,
             capabilities=capabilities,

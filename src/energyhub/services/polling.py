@@ -7,36 +7,20 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from datetime import datetime, timedelta
-from typing import Protocol
 
 from energyhub.domain.clock import Clock
 from energyhub.domain.devices import Device
+from energyhub.ports.devices import DeviceDriver
+from energyhub.ports.polling import PollingUnitOfWorkFactory
 from energyhub.services.devices import DeviceService
-from energyhub.services.ports import DeviceDriver, UnitOfWork
 
 log = logging.getLogger(__name__)
 
 DEFAULT_POLL_INTERVAL = timedelta(seconds=60)
 BATCH = 100
 CONCURRENCY = 16  # devices pulled side by side
-
-
-class PollingRepository(Protocol):
-    async def claim_stale(
-        self, drivers: Sequence[str], pulled_before: datetime, now: datetime, limit: int
-    ) -> Sequence[Device]: ...
-    async def oldest_pull(self, drivers: Sequence[str]) -> tuple[bool, datetime | None]: ...
-
-
-class PollingUnitOfWork(UnitOfWork, Protocol):
-    @property
-    def polling(self) -> PollingRepository: ...
-
-
-class PollingUnitOfWorkFactory(Protocol):
-    def __call__(self) -> PollingUnitOfWork: ...
 
 
 class StatePolling:

@@ -7,23 +7,18 @@ from typing import Any
 
 from energyhub.domain.accounts import Environment, Principal
 from energyhub.domain.capabilities import DeviceType
-from energyhub.domain.clock import Clock
+from energyhub.domain.clock import DEFAULT_TIMEZONE, Clock
 from energyhub.domain.devices import Device
 from energyhub.domain.errors import DeviceNotFound, InvalidRequest, SandboxOnly
 from energyhub.domain.events import device_event
+from energyhub.domain.sandbox_profiles import new_sandbox_device, profile_for
 from energyhub.domain.vendors import VENDORS_BY_ID
 from energyhub.domain.webhooks import EventType
-from energyhub.drivers.sandbox.devices import SANDBOX_DRIVER, new_sandbox_device
-from energyhub.drivers.sandbox.profiles import profile_for
+from energyhub.ports.storage import UnitOfWork, UnitOfWorkFactory
 from energyhub.services.devices import DeviceService, DeviceView
 from energyhub.services.ids import new_id
 from energyhub.services.linking import LinkingService
 from energyhub.services.outbox import Outbox
-from energyhub.services.ports import UnitOfWork, UnitOfWorkFactory
-
-__all__ = ["DEFAULT_TIMEZONE", "SANDBOX_DRIVER", "SandboxService"]
-
-DEFAULT_TIMEZONE = "Europe/Berlin"
 
 
 class SandboxService:

@@ -43,10 +43,10 @@ from energyhub.domain.schedules import (
     schedule_body,
 )
 from energyhub.domain.validation import PAST_TOLERANCE, validate_push
+from energyhub.ports.storage import StoredSchedule, UnitOfWork, UnitOfWorkFactory
 from energyhub.services.changes import DeviceChangeFeed
 from energyhub.services.devices import visible_device
 from energyhub.services.ids import prefixed_id
-from energyhub.services.ports import StoredSchedule, UnitOfWork, UnitOfWorkFactory
 
 log = logging.getLogger(__name__)
 

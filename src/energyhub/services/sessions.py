@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
-from typing import Protocol
 
 from energyhub.domain.accounts import Principal
 from energyhub.domain.capabilities import DeviceType
@@ -21,22 +20,14 @@ from energyhub.domain.sessions import (
     SessionStatus,
     SessionWindow,
 )
+from energyhub.ports.devices import SessionSource
+from energyhub.ports.storage import UnitOfWorkFactory
 from energyhub.services.devices import visible_device
-from energyhub.services.ports import UnitOfWorkFactory
 
 HISTORY_REACH = timedelta(days=31)
 """No charger reports sessions from before its creation minus this (the sandbox invents 30
 days); generation is clamped to it, so a window reaching back to year 1 costs nothing."""
 _POINT = timedelta(microseconds=1)
-
-
-class SessionSource(Protocol):
-    """A driver's session history: the sessions overlapping [start, end] as the charger
-    reports them at `now` (none that starts after `now`; the running one `active`)."""
-
-    def __call__(
-        self, device: Device, start: datetime, end: datetime, now: datetime
-    ) -> Sequence[ChargingSession]: ...
 
 
 @dataclass(frozen=True, slots=True)

@@ -36,9 +36,9 @@ from energyhub.domain.goals import (
 from energyhub.domain.planning import Goal, Plan, Site, plan_charging
 from energyhub.domain.site_updates import merge_prices, newer_reading, parse_prices, parse_readings
 from energyhub.domain.sites import parse_site, tariff_from_json
+from energyhub.ports.storage import StoredSite, UnitOfWork, UnitOfWorkFactory
 from energyhub.services.changes import DeviceChangeFeed
 from energyhub.services.devices import visible_device
-from energyhub.services.ports import StoredSite, UnitOfWork, UnitOfWorkFactory
 
 SURPLUS_ONLY = "auto.charge_surplus_only"
 

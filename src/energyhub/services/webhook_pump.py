@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from energyhub.domain.deliveries import DueDelivery
 from energyhub.domain.delivery_slots import DeliverySlots
-from energyhub.outbound.webhook_client import AttemptOutcome
+from energyhub.ports.webhooks import AttemptOutcome
 
 if TYPE_CHECKING:
     from energyhub.services.webhook_sender import Fetched, Finished, WebhookSender

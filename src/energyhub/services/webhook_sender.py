@@ -19,7 +19,7 @@ import random
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any, Protocol
+from typing import Any
 
 import orjson
 
@@ -34,11 +34,12 @@ from energyhub.domain.deliveries import (
 from energyhub.domain.delivery_slots import DeliverySlots, SlotLimits
 from energyhub.domain.events import OutboxEvent
 from energyhub.domain.webhooks import DEFAULT_RETRY_SCHEDULE_S, DeliveryStatus, endpoint_accepts
-from energyhub.outbound.webhook_client import AttemptOutcome, WebhookRequest
+from energyhub.ports.metrics import Metrics
+from energyhub.ports.secrets import Cipher
+from energyhub.ports.storage import UnitOfWorkFactory
+from energyhub.ports.webhooks import AttemptOutcome, AttemptSender, WebhookRequest
 from energyhub.services.ids import prefixed_id
-from energyhub.services.metrics import NO_METRICS, Metrics, record_webhook_attempt
-from energyhub.services.ports import UnitOfWorkFactory
-from energyhub.services.secrets import CredentialCipher
+from energyhub.services.metrics import NO_METRICS, record_webhook_attempt
 from energyhub.services.webhook_pump import SenderRun
 from energyhub.services.webhooks import open_signing_secret
 
@@ -57,12 +58,6 @@ and no statement carries more ids than this."""
 RECHECK_S = 0.5
 """While slow attempts are under way, how often to look for new due work anyway."""
 SECRETS_CACHED = 10_000  # opened signing secrets kept (a rotation leaves the old one unused)
-
-
-class AttemptSender(Protocol):
-    """`outbound.webhook_client.WebhookClient`, or a fake in tests."""
-
-    async def send(self, request: WebhookRequest) -> AttemptOutcome: ...
 
 
 Finished = tuple[DueDelivery, AttemptOutcome | None]  # None: not sent (endpoint gone)
@@ -91,7 +86,7 @@ class WebhookSender:
         client: AttemptSender,
         clock: Clock,
         *,
-        cipher: CredentialCipher,
+        cipher: Cipher,
         retry_schedule: Sequence[float] = DEFAULT_RETRY_SCHEDULE_S,
         rng: random.Random | None = None,
         concurrency: int = CONCURRENCY,

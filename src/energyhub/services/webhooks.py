@@ -24,9 +24,9 @@ from energyhub.domain.webhooks import (
     new_signing_secret,
     validate_endpoint_url,
 )
+from energyhub.ports.secrets import Cipher
+from energyhub.ports.storage import UnitOfWork, UnitOfWorkFactory
 from energyhub.services.ids import prefixed_id
-from energyhub.services.ports import UnitOfWork, UnitOfWorkFactory
-from energyhub.services.secrets import CredentialCipher
 
 log = logging.getLogger(__name__)
 
@@ -35,7 +35,7 @@ MAX_ENDPOINTS = 20
 becomes a delivery per endpoint, so this bounds what one event costs the sender."""
 
 
-def open_signing_secret(cipher: CredentialCipher, stored: str) -> str:
+def open_signing_secret(cipher: Cipher, stored: str) -> str:
     """A stored signing secret in the clear. Secrets are stored encrypted; one stored before
     they were (it starts `whsec_`) is used as it is until `energyhub secrets rotate`."""
     return stored if stored.startswith(SECRET_PREFIX) else cipher.open_text(stored)
@@ -46,7 +46,7 @@ class WebhookService:
         self,
         uow: UnitOfWorkFactory,
         clock: Clock,
-        cipher: CredentialCipher,
+        cipher: Cipher,
         wake: Callable[[datetime | None], None] = lambda _due: None,
         *,
         private_urls: PrivateWebhookUrls = PrivateWebhookUrls.SANDBOX,

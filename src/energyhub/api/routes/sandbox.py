@@ -23,9 +23,8 @@ from energyhub.api.schemas import (
     VppLockBody,
 )
 from energyhub.domain.capabilities import DeviceType
-from energyhub.domain.clock import isoformat_utc
+from energyhub.domain.clock import DEFAULT_TIMEZONE, isoformat_utc
 from energyhub.domain.devices import Device
-from energyhub.services.sandbox import DEFAULT_TIMEZONE
 
 router = APIRouter(prefix="/sandbox", tags=["sandbox"])
 

@@ -26,7 +26,7 @@ from energyhub.drivers.ocpp.auth import basic_credentials
 from energyhub.drivers.ocpp.credentials import CredentialChecker, CredentialPolicy, Verdict
 from energyhub.drivers.ocpp.reconcile import resume
 from energyhub.drivers.ocpp.station import Station
-from energyhub.drivers.ocpp.store import ChargePointRecord, ChargePointStore
+from energyhub.ports.ocpp import ChargePointRecord, ChargePointStore
 
 if TYPE_CHECKING:
     from energyhub.drivers.ocpp.link import WebSocketConnection

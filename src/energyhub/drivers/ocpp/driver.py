@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 
 from energyhub.domain.devices import Device
 from energyhub.domain.errors import DeviceOffline, DeviceTimeout
-from energyhub.drivers.base import (
+from energyhub.domain.readings import (
     CommandReceipt,
     CommandRequest,
     DeviceReading,
@@ -25,7 +25,6 @@ from energyhub.drivers.ocpp.central_system import CentralSystem
 from energyhub.drivers.ocpp.station import Station
 
 T = TypeVar("T")
-OCPP_DRIVER = "ocpp"
 COMMAND_DEADLINE_S = 25.0  # under the dispatcher's 30 s lease, whatever the calls take
 
 

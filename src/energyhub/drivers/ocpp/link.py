@@ -17,7 +17,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 
 from energyhub.domain.clock import Clock
 from energyhub.domain.errors import DeviceOffline, DeviceRejected, DeviceTimeout
-from energyhub.drivers.base import DriverError
+from energyhub.domain.readings import DriverError
 from energyhub.drivers.ocpp.keepalive import PEER_ACTIVITY, PeerActivity
 from energyhub.drivers.ocpp.station import CallNotSupported, Station
 

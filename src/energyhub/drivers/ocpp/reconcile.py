@@ -9,7 +9,7 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
-from energyhub.drivers.base import DriverError
+from energyhub.domain.readings import DriverError
 from energyhub.drivers.ocpp import mapping
 from energyhub.drivers.ocpp.mapping import Discovery
 from energyhub.drivers.ocpp.station import CEILINGS_SET, CallNotSupported, ChargerLink, Station

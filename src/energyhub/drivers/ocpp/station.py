@@ -15,13 +15,13 @@ from typing import Any, Protocol
 
 from energyhub.domain.clock import Clock
 from energyhub.domain.errors import DeviceOffline, DeviceRejected
+from energyhub.domain.readings import DriverError
 from energyhub.domain.sessions import ChargingSession, EndReason
-from energyhub.drivers.base import DriverError
 from energyhub.drivers.ocpp import mapping
 from energyhub.drivers.ocpp.mapping import ConfigWrite, Declaration, Discovery, Limit
 from energyhub.drivers.ocpp.meters import Reading
-from energyhub.drivers.ocpp.store import ChargePointRecord, OpenTransaction
 from energyhub.drivers.ocpp.transactions import IDLE_STATUSES, Transactions
+from energyhub.ports.ocpp import ChargePointRecord, OpenTransaction
 
 log = logging.getLogger(__name__)
 

@@ -14,7 +14,7 @@ from energyhub.domain.clock import Clock
 from energyhub.domain.sessions import ChargingSession, EndReason, Measurement, SessionStatus
 from energyhub.drivers.ocpp import mapping
 from energyhub.drivers.ocpp.meters import without_session
-from energyhub.drivers.ocpp.store import ChargePointRecord, OpenTransaction
+from energyhub.ports.ocpp import ChargePointRecord, OpenTransaction
 
 if TYPE_CHECKING:
     from energyhub.drivers.ocpp.station import ChargerLink, Station, StationEvents

@@ -8,7 +8,7 @@ from typing import Any
 from ocpp.v16 import ChargePoint, call, call_result  # type: ignore[import-untyped]
 
 from energyhub.domain.clock import Clock, ensure_utc
-from energyhub.drivers.base import DriverError
+from energyhub.domain.readings import DriverError
 from energyhub.drivers.ocpp import mapping, reconcile
 from energyhub.drivers.ocpp.link import (
     LinkCalls,

@@ -7,7 +7,7 @@ from datetime import datetime
 
 from energyhub.domain.devices import Device
 from energyhub.domain.errors import device_failure_for
-from energyhub.drivers.base import (
+from energyhub.domain.readings import (
     CommandReceipt,
     CommandRequest,
     DeviceReading,
@@ -15,9 +15,9 @@ from energyhub.drivers.base import (
     refuse_if_unlinked,
     unlinked_reading,
 )
+from energyhub.domain.sandbox_profiles import PROFILES
 from energyhub.drivers.sandbox import simulator
 from energyhub.drivers.sandbox.command_log import SandboxCommandLog
-from energyhub.drivers.sandbox.profiles import PROFILES
 
 
 class SandboxDriver:

@@ -11,8 +11,8 @@ from datetime import datetime, timedelta
 from energyhub.domain.capabilities import DeviceType
 from energyhub.domain.devices import Device
 from energyhub.domain.history import StateSample, sample_of
+from energyhub.domain.sandbox_profiles import PROFILES
 from energyhub.drivers.sandbox import simulator
-from energyhub.drivers.sandbox.profiles import PROFILES
 from energyhub.drivers.sandbox.simulator import SimAnchor
 
 

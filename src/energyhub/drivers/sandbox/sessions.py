@@ -27,6 +27,7 @@ from datetime import UTC, datetime, timedelta
 
 from energyhub.domain.clock import ensure_utc
 from energyhub.domain.devices import Device
+from energyhub.domain.sandbox_profiles import PROFILES, SandboxProfile
 from energyhub.domain.sessions import (
     ChargingSession,
     EndReason,
@@ -36,7 +37,6 @@ from energyhub.domain.sessions import (
     overlaps,
     sort_key,
 )
-from energyhub.drivers.sandbox.profiles import PROFILES, SandboxProfile
 from energyhub.drivers.sandbox.simulator import SimAnchor, charger_state
 
 DAY = timedelta(days=1)

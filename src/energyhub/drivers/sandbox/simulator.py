@@ -39,8 +39,8 @@ from typing import Any
 
 from energyhub.domain.capabilities import DeviceType
 from energyhub.domain.clock import ensure_utc
-from energyhub.drivers.base import DeviceReading, VehicleReading
-from energyhub.drivers.sandbox.profiles import SandboxProfile
+from energyhub.domain.readings import DeviceReading, VehicleReading
+from energyhub.domain.sandbox_profiles import SandboxProfile
 
 DISCHARGE_LIMIT = 10.0  # percent; the battery's reported floor (discharge_floor default)
 VEHICLE_KWH = 75.0

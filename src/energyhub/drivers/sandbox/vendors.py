@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from energyhub.domain.capabilities import DeviceType
+from energyhub.domain.sandbox_profiles import PROFILES, new_sandbox_device
 from energyhub.domain.vendors import (
     OfferedDevice,
     RefusalCode,
@@ -17,9 +18,7 @@ from energyhub.domain.vendors import (
     VendorRefusal,
     mask_email,
 )
-from energyhub.drivers.sandbox.devices import new_sandbox_device
-from energyhub.drivers.sandbox.profiles import PROFILES
-from energyhub.services.ports import DeviceOwner, NewDevice
+from energyhub.ports.devices import DeviceOwner, NewDevice
 
 SANDBOX_MFA_CODE = "123456"
 

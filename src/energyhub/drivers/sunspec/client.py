@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from energyhub.domain.errors import DeviceOffline, DeviceRejected, DeviceTimeout
-from energyhub.drivers.base import DriverError
+from energyhub.domain.readings import DriverError
 from energyhub.drivers.sunspec.mapping import modbus_failure
 from energyhub.drivers.sunspec.registers import (
     BASE_ADDRESSES,
@@ -20,7 +20,7 @@ from energyhub.drivers.sunspec.registers import (
     ModelBlock,
     encode,
 )
-from energyhub.services.sunspec import ModelLocation
+from energyhub.ports.sunspec import ModelLocation
 
 if TYPE_CHECKING:  # pymodbus loads with the first SunSpec call (~2 MB a service may not need)
     from pymodbus.client import AsyncModbusTcpClient

@@ -17,7 +17,7 @@ from datetime import datetime, timedelta
 from energyhub.domain.clock import ensure_utc
 from energyhub.domain.devices import Device
 from energyhub.domain.errors import DeviceBusy, DeviceRejected, DeviceTimeout
-from energyhub.drivers.base import (
+from energyhub.domain.readings import (
     CommandReceipt,
     CommandRequest,
     DeviceReading,
@@ -45,7 +45,7 @@ from energyhub.drivers.sunspec.controls import (
 )
 from energyhub.drivers.sunspec.mapping import LEVEL_SOURCES, Blocks, battery_state, first_value
 from energyhub.drivers.sunspec.registers import MODELS, ModelBlock
-from energyhub.services.sunspec import ModelLocation, SunspecDiscovery, SunspecEndpoint
+from energyhub.ports.sunspec import ModelLocation, SunspecDiscovery, SunspecEndpoint
 
 log = logging.getLogger(__name__)
 

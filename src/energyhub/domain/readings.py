@@ -1,4 +1,5 @@
-"""What every driver returns and raises, whatever protocol it speaks."""
+"""What every driver returns and raises, whatever protocol it speaks: the value types the
+ports carry, so the use cases never import a driver."""
 
 from __future__ import annotations
 

@@ -18,8 +18,6 @@ import ipaddress
 import ssl
 import time
 from collections import OrderedDict
-from dataclasses import dataclass
-from datetime import datetime
 from typing import TYPE_CHECKING, Final
 from urllib.parse import urlsplit
 
@@ -28,6 +26,7 @@ from standardwebhooks import Webhook
 from energyhub.domain.clock import Clock, ensure_utc
 from energyhub.domain.webhook_reach import IPAddress, PrivateWebhookUrls, Reach, endpoint_reach
 from energyhub.domain.webhooks import is_public_address
+from energyhub.ports.webhooks import AttemptOutcome, WebhookRequest
 
 if TYPE_CHECKING:  # aiohttp loads with the first delivery (~8 MB a quiet service skips)
     import aiohttp
@@ -44,36 +43,6 @@ NON_PUBLIC_FAILURE: Final = (
 )
 """The one error of every failed attempt to a non-public address that got no HTTP answer:
 refused, reset, timed out, TLS or garbled answers would tell which ports are open."""
-
-
-@dataclass(frozen=True, slots=True)
-class WebhookRequest:
-    """One attempt to deliver: `delivery_id` is the `webhook-id`, constant across retries;
-    `body` is the exact JSON bytes that are signed and sent; `environment` ("sandbox" or
-    "live") is the endpoint's, which with the client's setting decides what it may reach."""
-
-    delivery_id: str
-    event_type: str
-    url: str
-    secret: str
-    body: bytes
-    environment: str
-
-
-@dataclass(frozen=True, slots=True)
-class AttemptOutcome:
-    """What one attempt did, in the shape of a delivery's `attempts[]` entry. `error` is a
-    short human-readable reason, never the secret or the signature."""
-
-    at: datetime
-    http_status: int | None
-    duration_ms: int
-    error: str | None
-
-    @property
-    def succeeded(self) -> bool:
-        """A 2xx ends a delivery; anything else (3xx included) is retried."""
-        return self.http_status is not None and 200 <= self.http_status < 300
 
 
 class WebhookClient:
@@ -105,7 +74,7 @@ class WebhookClient:
         """POST one signed attempt. Network and receiver problems (refused, timed out, TLS,
         private address, bad HTTP) come back as an outcome with `error`; only programming
         errors (a malformed secret, a body that is not UTF-8) raise."""
-        from energyhub.outbound.address_guard import noting_connections
+        from energyhub.adapters.address_guard import noting_connections
 
         now = ensure_utc(self._clock.now())
         signature = self._signer(request.secret).sign(
@@ -171,7 +140,7 @@ class WebhookClient:
             import aiohttp
             from aiohttp.resolver import DefaultResolver
 
-            from energyhub.outbound.address_guard import ReachResolver, guarded_socket
+            from energyhub.adapters.address_guard import ReachResolver, guarded_socket
 
             if self._resolver is None:
                 self._resolver = DefaultResolver()
@@ -207,7 +176,7 @@ class WebhookClient:
         request-level error, so no header (signature) can leak into it."""
         import aiohttp
 
-        from energyhub.outbound.address_guard import AddressNotAllowedError
+        from energyhub.adapters.address_guard import AddressNotAllowedError
 
         if isinstance(exc, TimeoutError):
             return f"timed out after {self._timeout_s:g} s"
@@ -246,7 +215,7 @@ def _tells_port_state(exc: BaseException) -> bool:
     TLS, a garbled answer), rather than from the URL, DNS or the address check."""
     import aiohttp
 
-    from energyhub.outbound.address_guard import AddressNotAllowedError
+    from energyhub.adapters.address_guard import AddressNotAllowedError
 
     if isinstance(exc, aiohttp.ClientConnectorDNSError | aiohttp.InvalidURL | ValueError):
         return False

@@ -1,5 +1,5 @@
-"""What services need from the outside world, as Protocols: persistence and drivers implement
-them; tests pass fakes."""
+"""What the use cases need from storage: repositories, and the units of work (one
+transaction each) that hold them. `persistence/` implements them; unit tests pass fakes."""
 
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ from typing import Any, Protocol, Self
 from energyhub.domain.accounts import Account, ApiKey, Environment
 from energyhub.domain.actions import Action
 from energyhub.domain.capabilities import DeviceType
-from energyhub.domain.clock import Clock
 from energyhub.domain.deliveries import DueDelivery, WebhookDelivery, WebhookEndpoint
 from energyhub.domain.devices import Device, User, Vehicle
 from energyhub.domain.events import OutboxEvent
@@ -20,47 +19,6 @@ from energyhub.domain.history import StateSample
 from energyhub.domain.linking import LinkedAccount, LinkSession
 from energyhub.domain.schedules import ScheduleState
 from energyhub.domain.sessions import ChargingSession, SessionPage, SessionQuery
-from energyhub.domain.vendors import OfferedDevice, SignIn, Vendor
-from energyhub.domain.webhooks import EventType
-from energyhub.drivers.base import CommandReceipt, CommandRequest, DeviceReading
-
-__all__ = [
-    "AccountRepository",
-    "ActionRepository",
-    "Clock",
-    "DeviceDriver",
-    "DeviceRepository",
-    "LinkingRepository",
-    "PushUnitOfWork",
-    "PushUnitOfWorkFactory",
-    "ScheduleRepository",
-    "SessionRepository",
-    "StoredSchedule",
-    "UnitOfWork",
-    "UnitOfWorkFactory",
-    "VendorConnector",
-    "WebhookRepository",
-]
-
-
-class DeviceDriver(Protocol):
-    """One protocol family (sandbox, OCPP, SunSpec) behind one interface. `instant`: its
-    calls never leave the process (the sandbox), so a push may make them inside its own
-    transaction; a driver that talks to hardware is called outside transactions."""
-
-    instant: bool
-
-    async def read(self, device: Device, now: datetime) -> DeviceReading: ...
-
-    async def send_command(
-        self, device: Device, request: CommandRequest, now: datetime
-    ) -> CommandReceipt:
-        """The device accepted the command; a refusal raises `DriverError`."""
-        ...
-
-    async def write_settings(
-        self, device: Device, values: Mapping[str, float | bool], now: datetime
-    ) -> None: ...
 
 
 class AccountRepository(Protocol):
@@ -323,54 +281,6 @@ class LinkingRepository(Protocol):
     async def attach_device(
         self, device_id: str, linked_account_id: str, vendor_device_id: str, now: datetime
     ) -> None: ...
-
-
-class VendorConnector(Protocol):
-    """Signs a user in at a vendor and lists the devices there (spec 1.6). The sandbox's
-    connector simulates vendors; live ones sit on the OCPP and SunSpec drivers. Refusals
-    raise `VendorRefusal` with a message for the user."""
-
-    async def sign_in(self, vendor: Vendor, credentials: Mapping[str, Any]) -> SignIn: ...
-
-    async def code_matches(
-        self, vendor: Vendor, credentials: Mapping[str, Any], code: str
-    ) -> bool: ...
-
-    async def devices(
-        self, vendor: Vendor, credentials: Mapping[str, Any]
-    ) -> Sequence[OfferedDevice]: ...
-
-    async def new_device(
-        self,
-        vendor: Vendor,
-        offered: OfferedDevice,
-        credentials: Mapping[str, Any],
-        owner: DeviceOwner,
-    ) -> NewDevice:
-        """The device for a newly linked `offered` device (live connectors commission it)."""
-        ...
-
-
-@dataclass(frozen=True, slots=True)
-class NewDevice:
-    """A device a link made. `stored`: the connector stored it already (a live driver's
-    commissioning), else linking stores it. `event`: the `device.*` event linking sends for
-    it; None when the connector sent its own."""
-
-    device: Device
-    stored: bool = False
-    event: EventType | None = EventType.DEVICE_CONNECTED
-
-
-@dataclass(frozen=True, slots=True)
-class DeviceOwner:
-    """Whose a newly linked device is, and when and under which id it is made."""
-
-    device_id: str
-    account_id: str
-    environment: Environment
-    user_id: str
-    now: datetime
 
 
 class StaleRead(Exception):

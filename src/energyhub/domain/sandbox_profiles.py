@@ -3,8 +3,11 @@ device declares exactly what a real device of that shape would (spec 2.3-2.5).""
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass, replace
+from datetime import datetime
 
+from energyhub.domain.accounts import Environment
 from energyhub.domain.capabilities import (
     BATTERY_PARAMETERS,
     CHARGER_COMMANDS,
@@ -17,6 +20,8 @@ from energyhub.domain.capabilities import (
     DeviceType,
     with_command,
 )
+from energyhub.domain.devices import Device
+from energyhub.domain.driver_names import DriverName
 
 BATTERY_VENDOR = "sandbox-volta"
 CHARGER_VENDOR = "sandbox-ampere"
@@ -139,3 +144,42 @@ def profile_for(device_type: DeviceType, name: str | None) -> SandboxProfile:
             f"unknown sandbox profile {key!r} for {device_type.value}; expected one of: {choices}"
         )
     return profile
+
+
+def new_sandbox_device(
+    profile: SandboxProfile,
+    *,
+    device_id: str,
+    account_id: str,
+    environment: Environment,
+    user_id: str,
+    timezone: str,
+    now: datetime,
+    vendor: str | None = None,
+    model: str | None = None,
+) -> Device:
+    """Not yet read: the caller stores it, then pulls it once. `vendor` and `model` name a
+    simulated vendor's device (default: the profile's)."""
+    return Device(
+        id=device_id,
+        account_id=account_id,
+        environment=environment,
+        user_id=user_id,
+        type=profile.device_type,
+        vendor=vendor or profile.vendor,
+        model=model or profile.model,
+        driver=DriverName.SANDBOX,
+        profile=profile.name,
+        timezone=timezone,
+        capabilities=profile.capabilities,
+        settings=profile.capabilities.default_settings(),
+        state={},
+        sim=None,
+        available=True,
+        last_pulled_at=None,
+        last_action=None,
+        current_schedule=None,
+        vehicle_id=str(uuid.uuid4()) if profile.has_vehicle else None,
+        created_at=now,
+        updated_at=now,
+    )

@@ -11,8 +11,7 @@ import logging
 import os
 from pathlib import Path
 
-from energyhub.config import Settings
-from energyhub.services.secrets import new_key, parse_keys
+from energyhub.adapters.secrets import new_key, parse_keys
 
 log = logging.getLogger(__name__)
 
@@ -20,21 +19,22 @@ KEY_DIRECTORY = ".energyhub"
 KEY_FILE = "secret.key"
 
 
-def secret_key_file(settings: Settings) -> Path:
-    database = settings.sqlite_path()
-    if database is not None:
-        return database.expanduser().resolve().parent / KEY_DIRECTORY / KEY_FILE
-    return Path(settings.data_dir).expanduser().resolve() / KEY_FILE
+def secret_key_file(sqlite_path: Path | None, data_dir: str) -> Path:
+    """Beside the SQLite database file, or in the data directory for other databases."""
+    if sqlite_path is not None:
+        return sqlite_path.expanduser().resolve().parent / KEY_DIRECTORY / KEY_FILE
+    return Path(data_dir).expanduser().resolve() / KEY_FILE
 
 
-def secret_keys(settings: Settings) -> list[str]:
-    """The configured keys, or the generated key (made on the first call)."""
-    if settings.secret_key:
-        return parse_keys(settings.secret_key)
-    path = secret_key_file(settings)
+def secret_keys(configured: str | None, key_file: Path, *, shared_database: bool) -> list[str]:
+    """The configured keys, or the generated key (made on the first call). A key generated
+    for a `shared_database` (not SQLite) is worth a warning: other processes need it too."""
+    if configured:
+        return parse_keys(configured)
+    path = key_file
     if not path.exists():
         _create(path)
-        if not settings.is_sqlite:
+        if shared_database:
             log.warning(
                 "generated a credential key in %s: every process sharing this database "
                 "needs the same key (set ENERGYHUB_SECRET_KEY)",

@@ -1,1 +1,0 @@
-"""What an operator sees of a running process: Prometheus metrics and log lines."""

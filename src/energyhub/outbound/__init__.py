@@ -1,1 +1,0 @@
-"""Adapters that call out of the service over the network (webhook deliveries)."""

@@ -1,0 +1,93 @@
+"""What the use cases need from devices and vendors: a driver per protocol family, a
+connector per vendor sign-in, a driver's session history. Drivers implement these."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Protocol
+
+from energyhub.domain.accounts import Environment
+from energyhub.domain.devices import Device
+from energyhub.domain.readings import CommandReceipt, CommandRequest, DeviceReading
+from energyhub.domain.sessions import ChargingSession
+from energyhub.domain.vendors import OfferedDevice, SignIn, Vendor
+from energyhub.domain.webhooks import EventType
+
+
+class DeviceDriver(Protocol):
+    """One protocol family (sandbox, OCPP, SunSpec) behind one interface. `instant`: its
+    calls never leave the process (the sandbox), so a push may make them inside its own
+    transaction; a driver that talks to hardware is called outside transactions."""
+
+    instant: bool
+
+    async def read(self, device: Device, now: datetime) -> DeviceReading: ...
+
+    async def send_command(
+        self, device: Device, request: CommandRequest, now: datetime
+    ) -> CommandReceipt:
+        """The device accepted the command; a refusal raises `DriverError`."""
+        ...
+
+    async def write_settings(
+        self, device: Device, values: Mapping[str, float | bool], now: datetime
+    ) -> None: ...
+
+
+class VendorConnector(Protocol):
+    """Signs a user in at a vendor and lists the devices there (spec 1.6). The sandbox's
+    connector simulates vendors; live ones sit on the OCPP and SunSpec drivers. Refusals
+    raise `VendorRefusal` with a message for the user."""
+
+    async def sign_in(self, vendor: Vendor, credentials: Mapping[str, Any]) -> SignIn: ...
+
+    async def code_matches(
+        self, vendor: Vendor, credentials: Mapping[str, Any], code: str
+    ) -> bool: ...
+
+    async def devices(
+        self, vendor: Vendor, credentials: Mapping[str, Any]
+    ) -> Sequence[OfferedDevice]: ...
+
+    async def new_device(
+        self,
+        vendor: Vendor,
+        offered: OfferedDevice,
+        credentials: Mapping[str, Any],
+        owner: DeviceOwner,
+    ) -> NewDevice:
+        """The device for a newly linked `offered` device (live connectors commission it)."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class NewDevice:
+    """A device a link made. `stored`: the connector stored it already (a live driver's
+    commissioning), else linking stores it. `event`: the `device.*` event linking sends for
+    it; None when the connector sent its own."""
+
+    device: Device
+    stored: bool = False
+    event: EventType | None = EventType.DEVICE_CONNECTED
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceOwner:
+    """Whose a newly linked device is, and when and under which id it is made."""
+
+    device_id: str
+    account_id: str
+    environment: Environment
+    user_id: str
+    now: datetime
+
+
+class SessionSource(Protocol):
+    """A driver's session history: the sessions overlapping [start, end] as the charger
+    reports them at `now` (none that starts after `now`; the running one `active`)."""
+
+    def __call__(
+        self, device: Device, start: datetime, end: datetime, now: datetime
+    ) -> Sequence[ChargingSession]: ...

@@ -46,7 +46,7 @@ from energyhub.domain.actions import RetryPolicy
 from energyhub.domain.capabilities import ConflictStrategy, DeviceType
 from energyhub.domain.clock import FakeClock
 from energyhub.domain.devices import Device
-from energyhub.drivers.base import CommandReceipt, CommandRequest, DeviceReading, DriverError
+from energyhub.domain.readings import CommandReceipt, CommandRequest, DeviceReading, DriverError
 from energyhub.persistence.engine import create_engine, migrate
 from energyhub.persistence.tables import actions, webhook_events
 from energyhub.services.actions import PushFailed, PushRequest

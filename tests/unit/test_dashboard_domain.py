@@ -26,9 +26,9 @@ from energyhub.domain.members import (
     check_new_member,
     hash_session_token,
 )
+from energyhub.domain.sandbox_profiles import PROFILES
 from energyhub.drivers.sandbox import simulator
 from energyhub.drivers.sandbox.history import sandbox_history
-from energyhub.drivers.sandbox.profiles import PROFILES
 from energyhub.drivers.sandbox.simulator import SimAnchor, accept
 from energyhub.web.chart import GAP, HEIGHT, WIDTH, line_chart
 

@@ -11,7 +11,7 @@ from energyhub.domain.capabilities import (
     DeviceType,
     Execution,
 )
-from energyhub.drivers.sandbox.profiles import (
+from energyhub.domain.sandbox_profiles import (
     DEFAULT_PROFILE,
     PROFILES,
     SandboxProfile,

@@ -13,6 +13,7 @@ import pytest
 from energyhub.domain.accounts import Environment
 from energyhub.domain.capabilities import DeviceType
 from energyhub.domain.devices import Device
+from energyhub.domain.sandbox_profiles import PROFILES
 from energyhub.domain.sessions import (
     ChargingSession,
     EndReason,
@@ -20,7 +21,6 @@ from energyhub.domain.sessions import (
     SessionStatus,
     session_body,
 )
-from energyhub.drivers.sandbox.profiles import PROFILES
 from energyhub.drivers.sandbox.sessions import SandboxCharger, active_session, sessions_between
 from energyhub.drivers.sandbox.simulator import SimAnchor, accept, charger_state
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from energyhub.domain.capabilities import DeviceType
 from energyhub.domain.clock import FakeClock
-from energyhub.drivers.sandbox.profiles import PROFILES, SandboxProfile
+from energyhub.domain.sandbox_profiles import PROFILES, SandboxProfile
 from energyhub.drivers.sandbox.simulator import (
     SimAnchor,
     accept,

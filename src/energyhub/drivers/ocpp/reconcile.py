@@ -12,7 +12,8 @@ from typing import Any
 from energyhub.domain.readings import DriverError
 from energyhub.drivers.ocpp import mapping
 from energyhub.drivers.ocpp.mapping import Discovery
-from energyhub.drivers.ocpp.station import CEILINGS_SET, CallNotSupported, ChargerLink, Station
+from energyhub.drivers.ocpp.station import CEILINGS_SET, CallNotSupported, Station
+from energyhub.drivers.ocpp.station_events import ChargerLink
 
 log = logging.getLogger(__name__)
 

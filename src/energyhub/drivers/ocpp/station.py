@@ -8,18 +8,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any
 
 from energyhub.domain.clock import Clock
 from energyhub.domain.errors import DeviceOffline, DeviceRejected
 from energyhub.domain.readings import DriverError
-from energyhub.domain.sessions import ChargingSession, EndReason
+from energyhub.domain.sessions import EndReason
 from energyhub.drivers.ocpp import mapping
-from energyhub.drivers.ocpp.mapping import ConfigWrite, Declaration, Discovery, Limit
+from energyhub.drivers.ocpp.mapping import Declaration, Limit
 from energyhub.drivers.ocpp.meters import Reading
+from energyhub.drivers.ocpp.station_events import ChargerLink, StationEvents
 from energyhub.drivers.ocpp.transactions import IDLE_STATUSES, Transactions
 from energyhub.ports.ocpp import ChargePointRecord, OpenTransaction
 
@@ -38,44 +39,14 @@ class CallNotSupported(DriverError):
         super().__init__(DeviceRejected.code, message, retryable=False, details=details)
 
 
-class ChargerLink(Protocol):
-    """The version-specific side of a connection: what the service asks of a charger."""
-
-    protocol: str
-
-    async def set_limit(self, limit: Limit, purpose: str, transaction_id: str | None) -> None:
-        """`purpose`: `default` (TxDefaultProfile), `tx` (TxProfile of the running
-        transaction) or `max` (the charger-wide maximum)."""
-        ...
-
-    async def clear_limit(self, purpose: str) -> None:
-        """Removes the service's profile of that purpose (none there is no error)."""
-        ...
-
-    async def remote_start(self, limit: Limit | None, connector_id: int) -> None: ...
-    async def remote_stop(self, transaction_id: str) -> None: ...
-    async def write_config(self, write: ConfigWrite) -> None: ...
-    async def discover(self) -> Discovery: ...
-    async def close(self, code: int, reason: str) -> None: ...
-
-
-class StationEvents(Protocol):
-    """What a station tells the central system: something to store, something to await."""
-
-    def changed(self, station: Station, *, device: bool = True) -> None: ...
-    async def persist(self, station: Station, session: ChargingSession | None) -> None: ...
-    def spawn(self, work: Awaitable[None], name: str) -> None: ...
-    async def settings(
-        self, station: Station, reported: Mapping[str, float | bool]
-    ) -> dict[str, Any]:
-        """The device's stored settings, with what the charger `reported` written over
-        them first."""
-        ...
-
-
 class Station(Transactions):
     def __init__(
-        self, record: ChargePointRecord, clock: Clock, events: StationEvents, *, id_tag: str
+        self,
+        record: ChargePointRecord,
+        clock: Clock,
+        events: StationEvents[Station],
+        *,
+        id_tag: str,
     ) -> None:
         self.record = record
         self.link: ChargerLink | None = None

@@ -8,7 +8,7 @@ import logging
 import uuid
 from dataclasses import replace
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any
 
 from energyhub.domain.clock import Clock
 from energyhub.domain.sessions import ChargingSession, EndReason, Measurement, SessionStatus
@@ -17,7 +17,7 @@ from energyhub.drivers.ocpp.meters import without_session
 from energyhub.ports.ocpp import ChargePointRecord, OpenTransaction
 
 if TYPE_CHECKING:
-    from energyhub.drivers.ocpp.station import ChargerLink, Station, StationEvents
+    from energyhub.drivers.ocpp.station_events import ChargerLink, StationEvents
 
 log = logging.getLogger(__name__)
 
@@ -32,7 +32,7 @@ class Transactions:
     record: ChargePointRecord
     link: ChargerLink | None
     _clock: Clock
-    _events: StationEvents
+    _events: StationEvents[Any]
     _stopping: bool
     _idle_since: datetime | None  # since when the connector reads an IDLE_STATUSES one
 
@@ -45,8 +45,8 @@ class Transactions:
         return self.record.protocol or mapping.OCPP16
 
     @property
-    def _station(self) -> Station:
-        return cast("Station", self)  # the one class this is mixed into
+    def _station(self) -> Any:
+        return self  # the `Station` this is mixed into, as its events expect
 
     def _heard(self) -> None:
         """The charger spoke while its connector could be running the open transaction."""

@@ -1,0 +1,46 @@
+"""What a station needs around it: the version-specific link a charger is connected by, and
+the central system's side that stores and awaits what stations report. Generic over the
+station type, so the `Transactions` mixin needs no import of `Station`."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Mapping
+from typing import Any, Protocol, TypeVar
+
+from energyhub.domain.sessions import ChargingSession
+from energyhub.drivers.ocpp.mapping import ConfigWrite, Discovery, Limit
+
+S = TypeVar("S", contravariant=True)
+
+
+class ChargerLink(Protocol):
+    """The version-specific side of a connection: what the service asks of a charger."""
+
+    protocol: str
+
+    async def set_limit(self, limit: Limit, purpose: str, transaction_id: str | None) -> None:
+        """`purpose`: `default` (TxDefaultProfile), `tx` (TxProfile of the running
+        transaction) or `max` (the charger-wide maximum)."""
+        ...
+
+    async def clear_limit(self, purpose: str) -> None:
+        """Removes the service's profile of that purpose (none there is no error)."""
+        ...
+
+    async def remote_start(self, limit: Limit | None, connector_id: int) -> None: ...
+    async def remote_stop(self, transaction_id: str) -> None: ...
+    async def write_config(self, write: ConfigWrite) -> None: ...
+    async def discover(self) -> Discovery: ...
+    async def close(self, code: int, reason: str) -> None: ...
+
+
+class StationEvents(Protocol[S]):
+    """What a station tells the central system: something to store, something to await."""
+
+    def changed(self, station: S, *, device: bool = True) -> None: ...
+    async def persist(self, station: S, session: ChargingSession | None) -> None: ...
+    def spawn(self, work: Awaitable[None], name: str) -> None: ...
+    async def settings(self, station: S, reported: Mapping[str, float | bool]) -> dict[str, Any]:
+        """The device's stored settings, with what the charger `reported` written over
+        them first."""
+        ...

@@ -8,8 +8,9 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+import uvicorn
 from fastapi import FastAPI
 from sqlalchemy.ext.asyncio import AsyncEngine
 from starlette.responses import RedirectResponse
@@ -22,6 +23,7 @@ from energyhub.adapters.secrets import CredentialCipher
 from energyhub.adapters.webhook_client import WebhookClient
 from energyhub.api.app import create_app, with_gateway
 from energyhub.api.deps import ApiServices
+from energyhub.api.head_guard import bounded_head_protocol
 from energyhub.api.observe import RequestObserver, counting_ocpp
 from energyhub.api.operations import operations_router
 from energyhub.api.ratelimit import RateLimiter
@@ -368,4 +370,25 @@ def secret_keys(settings: Settings) -> list[str]:
     """ENERGYHUB_SECRET_KEY's keys, or the generated one (made on the first call)."""
     return key_source.secret_keys(
         settings.secret_key, secret_key_file(settings), shared_database=not settings.is_sqlite
+    )
+
+
+def server_config(
+    app: ASGIApp, settings: Settings, *, host: str, port: int, log_config: dict[str, Any]
+) -> uvicorn.Config:
+    """uvicorn's settings for `energyhub serve`: bounded request heads (size and time) and
+    the websocket keepalive live chargers need."""
+    from energyhub.drivers.ocpp.central_system import OcppSettings
+    from energyhub.drivers.ocpp.keepalive import server_options
+
+    return uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        loop="uvloop",
+        http=bounded_head_protocol(settings.head_timeout_s),
+        log_level=settings.log_level.lower(),
+        access_log=False,
+        log_config=log_config,
+        **server_options(OcppSettings().ping_s),
     )

@@ -15,8 +15,7 @@ from rich.console import Console
 from rich.table import Table
 
 from energyhub.adapters.logs import configure_logging, uvicorn_log_config
-from energyhub.api.head_guard import bounded_head_protocol
-from energyhub.bootstrap import Container, build_app, build_container
+from energyhub.bootstrap import Container, build_app, build_container, server_config
 from energyhub.config import Settings
 from energyhub.domain.accounts import environment_from_cli
 from energyhub.domain.capabilities import DeviceType
@@ -97,19 +96,12 @@ def serve(
                 )
                 if made is not None:
                     _announce_demo(made, settings.public_base_url(host, port))
-            from energyhub.drivers.ocpp.central_system import OcppSettings
-            from energyhub.drivers.ocpp.keepalive import server_options
-
-            config = uvicorn.Config(
+            config = server_config(
                 build_app(container, serving=True, workers=workers),
+                settings,
                 host=host,
                 port=port,
-                loop="uvloop",
-                http=bounded_head_protocol(settings.head_timeout_s),
-                log_level=settings.log_level.lower(),
-                access_log=False,
                 log_config=uvicorn_log_config(settings.log_format),
-                **server_options(OcppSettings().ping_s),
             )
             await uvicorn.Server(config).serve()
         finally:

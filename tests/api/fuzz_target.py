@@ -18,6 +18,7 @@ from energyhub.bootstrap import Container
 from energyhub.domain.accounts import Environment
 from energyhub.domain.clock import FakeClock
 from energyhub.domain.sandbox_profiles import PROFILES
+from energyhub.workers.webhook_pump import run_due
 from tests.api.test_linking import AMPERE, VOLTA, Flow
 
 USER = "user-1"
@@ -79,7 +80,7 @@ class Seeder:
                 await self._call("PUT", f"/{device['type']}/{device['id']}/schedule", SCHEDULE)
             await self._link(seeded, "battery", "sandbox-volta", VOLTA, "VH-1001")
             await self._link(seeded, "ev-charger", "sandbox-ampere", AMPERE, "AW-4001")
-            await self.container.webhook_sender.run_due(OWNER)  # deliveries to the closed port
+            await run_due(self.container.webhook_sender, OWNER)  # deliveries to the closed port
             deliveries = await self._call("GET", "/webhooks/deliveries?limit=50")
             seeded.add("deliveries", *(item["id"] for item in deliveries["items"]))
             seeded.add("endpoints", *[await self._endpoint() for _ in range(2)])

@@ -22,6 +22,7 @@ from energyhub.domain.clock import FakeClock
 from energyhub.domain.events import OutboxEvent
 from energyhub.domain.webhooks import EventType
 from energyhub.services.ids import prefixed_id
+from energyhub.workers.webhook_pump import run_due
 from tests.support import Api, Caller, local_receiver, open_api
 
 SANDBOX, LIVE = Environment.SANDBOX, Environment.LIVE
@@ -65,7 +66,7 @@ async def deliver_one(api: Api, caller: Caller, environment: Environment) -> int
     )
     async with api.container.uow() as tx:
         await tx.events.add([event])
-    return await api.container.webhook_sender.run_due("test")
+    return await run_due(api.container.webhook_sender, "test")
 
 
 @pytest.fixture

@@ -27,6 +27,7 @@ from energyhub.ports.webhooks import AttemptOutcome, WebhookRequest
 from energyhub.services.ids import prefixed_id
 from energyhub.services.webhook_sender import WebhookSender
 from energyhub.services.webhooks import WebhookService
+from energyhub.workers.webhook_pump import run_due
 from tests.support import Api, Caller
 
 ENDPOINT_KEYS = {"id", "url", "description", "events", "enabled", "createdAt"}
@@ -281,7 +282,7 @@ async def test_rotate_secret_signs_later_attempts_with_the_new_one(api: Api) -> 
     assert rotated["secret"] != created["secret"]
     client = FakeClient(api)
     await add_event(api, caller)
-    await sender(api, client).run_due("test")
+    await run_due(sender(api, client), "test")
     assert [r.secret for r in client.requests] == [rotated["secret"]]
 
 
@@ -320,7 +321,7 @@ async def test_secrets_in_the_clear_still_sign_and_are_sealed_with_a_new_key(api
         await tx.webhooks.set_secret(legacy["id"], legacy["secret"])  # as stored before
     client = FakeClient(api)
     await add_event(api, caller)
-    await sender(api, client).run_due("test")
+    await run_due(sender(api, client), "test")
     assert sorted(r.secret for r in client.requests) == sorted([legacy["secret"], sealed["secret"]])
     old_key = settings_key(api)
     new_key = Fernet.generate_key().decode()
@@ -378,7 +379,7 @@ async def test_delivery_record_after_a_failed_then_a_good_attempt(api: Api) -> N
     client = FakeClient(api, 503, 200)
     event_id = await add_event(api, caller)
     webhooks = sender(api, client)
-    assert await webhooks.run_due("test") == 1
+    assert await run_due(webhooks, "test") == 1
 
     listed = (await api.get(caller, "/webhooks/deliveries")).json()["data"]
     assert listed["pagination"] == {"limit": 10, "offset": 0, "total": 1, "hasMore": False}
@@ -396,9 +397,9 @@ async def test_delivery_record_after_a_failed_then_a_good_attempt(api: Api) -> N
     assert "2026-11-20T12:00:04.5" <= retry_at <= "2026-11-20T12:00:05.5"  # 5 s +-10 %
 
     api.clock.advance(4)
-    assert await webhooks.run_due("test") == 0, "not due before its retry time"
+    assert await run_due(webhooks, "test") == 0, "not due before its retry time"
     api.clock.advance(2)
-    assert await webhooks.run_due("test") == 1
+    assert await run_due(webhooks, "test") == 1
     got = (await api.get(caller, f"/webhooks/deliveries/{delivery['id']}")).json()["data"]
     assert got["status"] == "succeeded"
     assert got["nextAttemptAt"] is None
@@ -418,17 +419,17 @@ async def test_schedule_exhausted_fails_then_resend_is_one_attempt(api: Api) -> 
     client = FakeClient(api, 500)
     await add_event(api, caller)
     webhooks = sender(api, client, schedule=(5, 300))
-    await webhooks.run_due("test")
+    await run_due(webhooks, "test")
     api.clock.advance(6)
-    await webhooks.run_due("test")
+    await run_due(webhooks, "test")
     api.clock.advance(331)
-    await webhooks.run_due("test")
+    await run_due(webhooks, "test")
     delivery = (await api.get(caller, "/webhooks/deliveries")).json()["data"]["items"][0]
     assert delivery["status"] == "failed"
     assert delivery["nextAttemptAt"] is None
     assert len(delivery["attempts"]) == 3
     api.clock.advance(100_000)
-    assert await webhooks.run_due("test") == 0
+    assert await run_due(webhooks, "test") == 0
 
     response = await api.client.post(
         f"/webhooks/deliveries/{delivery['id']}/resend", headers=caller.headers
@@ -437,15 +438,15 @@ async def test_schedule_exhausted_fails_then_resend_is_one_attempt(api: Api) -> 
     queued = response.json()["data"]
     assert queued["status"] == "failed"
     assert queued["nextAttemptAt"] == isoformat_utc(api.clock.now())
-    assert await webhooks.run_due("test") == 1
+    assert await run_due(webhooks, "test") == 1
     after = (await api.get(caller, f"/webhooks/deliveries/{delivery['id']}")).json()["data"]
     assert (after["status"], after["nextAttemptAt"], len(after["attempts"])) == ("failed", None, 4)
     api.clock.advance(100_000)
-    assert await webhooks.run_due("test") == 0, "no retry after a failed resend"
+    assert await run_due(webhooks, "test") == 0, "no retry after a failed resend"
 
     client.statuses = [204]
     await api.client.post(f"/webhooks/deliveries/{delivery['id']}/resend", headers=caller.headers)
-    await webhooks.run_due("test")
+    await run_due(webhooks, "test")
     final = (await api.get(caller, f"/webhooks/deliveries/{delivery['id']}")).json()["data"]
     assert (final["status"], len(final["attempts"])) == ("succeeded", 5)
     assert {r.delivery_id for r in client.requests} == {delivery["id"]}
@@ -457,15 +458,15 @@ async def test_resend_of_a_pending_delivery_brings_its_retry_forward(api: Api) -
     client = FakeClient(api, 500, 500, 204)
     await add_event(api, caller)
     webhooks = sender(api, client, schedule=(300, 300))
-    await webhooks.run_due("test")
+    await run_due(webhooks, "test")
     delivery = (await api.get(caller, "/webhooks/deliveries")).json()["data"]["items"][0]
     await api.client.post(f"/webhooks/deliveries/{delivery['id']}/resend", headers=caller.headers)
-    assert await webhooks.run_due("test") == 1
+    assert await run_due(webhooks, "test") == 1
     got = (await api.get(caller, f"/webhooks/deliveries/{delivery['id']}")).json()["data"]
     assert got["status"] == "pending", "its schedule goes on"
     assert len(got["attempts"]) == 2
     api.clock.advance(400)
-    await webhooks.run_due("test")
+    await run_due(webhooks, "test")
     got = (await api.get(caller, f"/webhooks/deliveries/{delivery['id']}")).json()["data"]
     assert (got["status"], len(got["attempts"])) == ("succeeded", 3)
 
@@ -477,7 +478,7 @@ async def test_list_filters_newest_first_and_pages(api: Api) -> None:
     client = FakeClient(api, 204, 500, 204, 500)
     for _ in range(2):
         await add_event(api, caller)
-        await sender(api, client).run_due("test")
+        await run_due(sender(api, client), "test")
         api.clock.advance(1)
 
     def ids(response: Any) -> list[str]:
@@ -524,11 +525,11 @@ async def test_deleting_an_endpoint_ends_its_retries_and_refuses_resend(api: Api
     client = FakeClient(api, 500)
     await add_event(api, caller)
     webhooks = sender(api, client)
-    await webhooks.run_due("test")
+    await run_due(webhooks, "test")
     await api.client.delete(f"/webhooks/endpoints/{endpoint['id']}", headers=caller.headers)
     api.clock.advance(1000)
     await add_event(api, caller)
-    assert await webhooks.run_due("test") == 0
+    assert await run_due(webhooks, "test") == 0
     assert len(client.requests) == 1
     listed = await api.get(caller, "/webhooks/deliveries", endpointId=endpoint["id"])
     (delivery,) = listed.json()["data"]["items"]
@@ -544,7 +545,7 @@ async def test_no_request_on_creation_and_events_before_it_are_not_lost(api: Api
     client = FakeClient(api)
     webhooks = sender(api, client)
     await create(api, caller)
-    assert await webhooks.run_due("test") == 0
+    assert await run_due(webhooks, "test") == 0
     assert client.requests == []
 
 
@@ -568,10 +569,10 @@ async def test_delayed_events_wait_for_their_time(api: Api) -> None:
             ]
         )
     webhooks = sender(api, client)
-    assert await webhooks.run_due("test") == 0
+    assert await run_due(webhooks, "test") == 0
     assert await webhooks.next_due_at() == now + timedelta(seconds=180)
     api.clock.advance(180)
-    assert await webhooks.run_due("test") == 1
+    assert await run_due(webhooks, "test") == 1
     assert await webhooks.next_due_at() is None
 
 
@@ -588,7 +589,7 @@ async def test_secrets_never_reach_the_logs(api: Api, caplog: pytest.LogCaptureF
         )
     ).json()["data"]
     await add_event(api, caller)
-    await sender(api, FakeClient(api, 500)).run_due("test")
+    await run_due(sender(api, FakeClient(api, 500)), "test")
     text = "\n".join(f"{r.getMessage()} {r.args!r} {r.exc_text or ''}" for r in caplog.records)
     assert caplog.records, "the use cases log something"
     for secret in (created["secret"], rotated["secret"]):
@@ -622,6 +623,6 @@ async def test_attempts_run_side_by_side_up_to_the_bound(api: Api) -> None:
     webhooks = WebhookSender(
         api.container.uow, client, api.clock, cipher=api.container.cipher, concurrency=3, batch=4
     )
-    assert await asyncio.wait_for(webhooks.run_due("test"), 10) == 10
+    assert await asyncio.wait_for(run_due(webhooks, "test"), 10) == 10
     assert client.most == 3
     assert len({r.delivery_id for r in client.requests}) == 10

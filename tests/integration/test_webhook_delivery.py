@@ -3,8 +3,8 @@ verifies every request with `standardwebhooks`, as a customer's would, on SQLite
 PostgreSQL.
 
 Time is the fake clock's, kept near the real time because standardwebhooks checks the
-timestamp against it (+/- 5 min); retries are driven by moving it and calling the sender's
-`run_due`. Nothing sleeps: waits are on the receiver's condition, with timeouts."""
+timestamp against it (+/- 5 min); retries are driven by moving it and running the sender's
+pump (`run_due`). Nothing sleeps: waits are on the receiver's condition, with timeouts."""
 
 from __future__ import annotations
 
@@ -31,6 +31,7 @@ from energyhub.domain.webhooks import EventType
 from energyhub.persistence.tables import webhook_deliveries
 from energyhub.services.ids import prefixed_id
 from energyhub.services.webhook_sender import LEASE, WebhookSender
+from energyhub.workers.webhook_pump import run_due
 from tests.processes import free_port, start_service
 from tests.support import Api, Caller
 
@@ -209,13 +210,13 @@ async def test_receiver_failing_first_half_gets_every_event_same_id(
     await add_events(api, caller, 20)
     sender = api.container.webhook_sender
 
-    attempted = await sender.run_due("sender-1")
+    attempted = await run_due(sender, "sender-1")
     assert attempted == 20, (len(receiver.received), await deliveries(api, caller))
     assert [r.status for r in receiver.received] == [failures[n % 5] for n in range(20)]
     rounds = 0
     while len([r for r in receiver.received if r.ok]) < 20 and rounds < 5:
         api.clock.advance(1.2)  # past the first retry delay (1 s +- 10 %)
-        await sender.run_due("sender-1")
+        await run_due(sender, "sender-1")
         rounds += 1
 
     assert len(receiver.received) == 40
@@ -243,7 +244,7 @@ async def test_a_receiver_that_never_recovers_ends_failed(api: Api, receiver: Re
     await add_events(api, caller, 1)
     sender = api.container.webhook_sender
     for _ in range(6):
-        await sender.run_due("sender-1")
+        await run_due(sender, "sender-1")
         api.clock.advance(5)
     assert len(receiver.received) == 4, "the first attempt and the schedule's 3 retries"
     (stored,) = await deliveries(api, caller)
@@ -257,7 +258,7 @@ async def test_a_receiver_that_never_recovers_ends_failed(api: Api, receiver: Re
         f"/webhooks/deliveries/{stored['id']}/resend", headers=caller.headers
     )
     assert response.status_code == 202
-    await sender.run_due("sender-1")
+    await run_due(sender, "sender-1")
     assert receiver.received[-1].ok
     assert receiver.received[-1].webhook_id == stored["id"]
 
@@ -275,15 +276,15 @@ async def test_delivery_of_a_dead_sender_is_sent_again_once_its_lease_ends(
     dying = WebhookSender(
         container.uow, container.webhook_client, api.clock, cipher=container.cipher, recheck_s=3600
     )
-    stuck = asyncio.create_task(dying.run_due("dead-sender"))
+    stuck = asyncio.create_task(run_due(dying, "dead-sender"))
     try:
         await receiver.wait_for(lambda: len(receiver.received) == 1)
         survivor = WebhookSender(
             container.uow, container.webhook_client, api.clock, cipher=container.cipher
         )
-        assert await survivor.run_due("survivor") == 0, "the lease still holds"
+        assert await run_due(survivor, "survivor") == 0, "the lease still holds"
         api.clock.advance(LEASE.total_seconds() + 1)
-        assert await survivor.run_due("survivor") == 1
+        assert await run_due(survivor, "survivor") == 1
     finally:
         receiver.release.set()  # the dead sender's attempt ends now, long after its lease
         await asyncio.wait_for(stuck, 10)
@@ -395,7 +396,7 @@ async def test_two_senders_at_once_send_each_attempt_once(api: Api, receiver: Re
     ]
 
     async def both() -> int:
-        counts = await asyncio.gather(*(s.run_due(f"sender-{n}") for n, s in enumerate(senders)))
+        counts = await asyncio.gather(*(run_due(s, f"sender-{n}") for n, s in enumerate(senders)))
         return sum(counts)
 
     assert await both() == 120, "each event fanned out once"
@@ -418,7 +419,7 @@ async def test_every_request_is_signed_and_rotation_switches_the_secret(
     created = await endpoint(api, caller, receiver, "/signed")
     (event,) = await add_events(api, caller, 1)
     sender = api.container.webhook_sender
-    await sender.run_due("sender-1")
+    await run_due(sender, "sender-1")
     (first,) = receiver.received
     assert first.ok
     assert first.event_type == "push.completed"
@@ -432,12 +433,12 @@ async def test_every_request_is_signed_and_rotation_switches_the_secret(
     )
     new_secret = rotated.json()["data"]["secret"]
     await add_events(api, caller, 1, first=1)
-    await sender.run_due("sender-1")
+    await run_due(sender, "sender-1")
     assert not receiver.received[1].verified, "signed with the new secret, not the old"
     receiver.secrets["/signed"] = new_secret
     receiver.answers["/signed"] = lambda _n: 204
     api.clock.advance(1.2)
-    await sender.run_due("sender-1")
+    await run_due(sender, "sender-1")
     assert receiver.received[2].ok
     assert receiver.received[2].webhook_id == receiver.received[1].webhook_id
 
@@ -458,7 +459,7 @@ async def test_environments_filters_accounts_and_deletion(api: Api, receiver: Re
     await add_events(api, caller, 2, EventType.PUSH_COMPLETED, "sandbox")
     await add_events(api, caller, 1, EventType.PUSH_FAILED, "sandbox", first=2)
     await add_events(api, caller, 3, EventType.DEVICE_CONNECTED, "live", first=3)
-    assert await api.container.webhook_sender.run_due("sender-1") == 2 + 1 + 1 + 3
+    assert await run_due(api.container.webhook_sender, "sender-1") == 2 + 1 + 1 + 3
 
     assert all(r.ok for r in receiver.received)
     assert action_ids(receiver.on("/sandbox")) == ["act_0", "act_1", "act_2"]
@@ -485,7 +486,7 @@ async def test_live_endpoints_may_not_reach_private_addresses_unless_allowed(
     client = WebhookClient(api.clock)  # ENERGYHUB_PRIVATE_WEBHOOK_URLS at its default
     guarded = WebhookSender(container.uow, client, api.clock, cipher=container.cipher)
     try:
-        assert await guarded.run_due("guarded") == 2
+        assert await run_due(guarded, "guarded") == 2
     finally:
         await client.aclose()
     assert [r.path for r in receiver.received] == ["/sandbox"], "sandbox endpoints may"
@@ -505,7 +506,7 @@ async def test_a_hanging_endpoint_does_not_hold_up_the_others(api: Api, receiver
     await add_events(api, caller, 1)
     await add_events(api, other, 1)
     wakeup = asyncio.Event()
-    running = asyncio.create_task(api.container.webhook_sender.run_due("sender-1", wakeup))
+    running = asyncio.create_task(run_due(api.container.webhook_sender, "sender-1", wakeup))
     try:
         await receiver.wait_for(lambda: len(receiver.received) == 2)
         await add_events(api, other, 1, first=1)

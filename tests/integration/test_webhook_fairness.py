@@ -23,6 +23,7 @@ from energyhub.domain.events import OutboxEvent
 from energyhub.domain.webhooks import EventType
 from energyhub.services.ids import prefixed_id
 from energyhub.services.webhook_sender import WebhookSender
+from energyhub.workers.webhook_pump import run_due
 from tests.support import Api, Caller, local_receiver
 
 PROMISE_S = 2.0  # a webhook with no delay is first attempted within 2 s of its event
@@ -179,7 +180,7 @@ async def test_a_fast_receivers_backlog_is_fetched_in_full_batches(
         container.uow, container.webhook_client, api.clock, cipher=container.cipher
     )
     try:
-        assert await asyncio.wait_for(sender.run_due("batches"), 60) == 1000
+        assert await asyncio.wait_for(run_due(sender, "batches"), 60) == 1000
     finally:
         event.remove(engine, "before_cursor_execute", count_inserts)
     assert found.count("fast") == 1000
@@ -215,7 +216,7 @@ async def test_lease_renewals_are_bounded_statements(
         cipher=container.cipher,
         lease=timedelta(seconds=0.4),  # renewed every 0.1 s
     )
-    run = asyncio.create_task(sender.run_due("renewing"))
+    run = asyncio.create_task(run_due(sender, "renewing"))
     try:
         await found.wait_for("t", 42, 10)  # every slot it may use is held
         await asyncio.wait_for(enough.wait(), 10)  # a few rounds of renewals

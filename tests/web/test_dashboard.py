@@ -6,8 +6,8 @@ the device page. Also: sign-in and sign-out, CSRF from another origin, the keybo
 and a 375 px wide phone.
 
 The service's background workers do not run here (`build_app` without `serving`): the
-tests send due webhooks by calling the container's `WebhookSender.run_due` on the
-service's loop, and move the fake clock past retry delays."""
+tests send due webhooks by running the webhook pump's `run_due` on the container's
+`WebhookSender`, on the service's loop, and move the fake clock past retry delays."""
 
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ from standardwebhooks import Webhook
 
 from energyhub.domain.accounts import Environment, Principal
 from energyhub.domain.clock import FakeClock
+from energyhub.workers.webhook_pump import run_due
 from tests.web.support import NO_CHROMIUM, ApiCustomer, ThreadedService, chromium_path
 
 sync_api = pytest.importorskip(
@@ -223,7 +224,7 @@ def session_cookie(page: Page) -> dict[str, Any]:
 def send_due_webhooks(service: ThreadedService) -> int:
     """What the webhook worker would do now: sends every due delivery; how many it tried."""
     assert service.container is not None
-    attempted: int = service.call(service.container.webhook_sender.run_due("dashboard-tests"))
+    attempted: int = service.call(run_due(service.container.webhook_sender, "dashboard-tests"))
     return attempted
 
 

@@ -9,7 +9,8 @@ retries and resends are claimed the same way, a bounded number at a time. Attemp
 outside any transaction; their results are recorded a batch at a time (one executemany),
 and only for deliveries the sender still holds. A sender that dies loses nothing: its
 leases run out and another sender claims the deliveries again, with the same `webhook-id`
-and body (receivers dedupe on them)."""
+and body (receivers dedupe on them). The loop that keeps the slots busy is the worker's
+(`workers/webhook_pump.py`)."""
 
 from __future__ import annotations
 
@@ -40,7 +41,6 @@ from energyhub.ports.storage import UnitOfWorkFactory
 from energyhub.ports.webhooks import AttemptOutcome, AttemptSender, WebhookRequest
 from energyhub.services.ids import prefixed_id
 from energyhub.services.metrics import NO_METRICS, record_webhook_attempt
-from energyhub.services.webhook_pump import SenderRun
 from energyhub.services.webhooks import open_signing_secret
 
 log = logging.getLogger(__name__)
@@ -117,12 +117,6 @@ class WebhookSender:
     async def next_due_at(self) -> datetime | None:
         async with self._uow() as tx:
             return await tx.webhooks.next_due_at()
-
-    async def run_due(self, owner: str, wakeup: asyncio.Event | None = None) -> int:
-        """Fans out due events and attempts every due delivery; returns when nothing due is
-        left and every attempt is recorded, with how many deliveries it attempted or ended.
-        `wakeup`, when set meanwhile, makes it look for new work at once."""
-        return await SenderRun(self, owner, wakeup).run()
 
     # --- fan-out and claiming -------------------------------------------------------------
     async def fan_out(

@@ -11,6 +11,7 @@ from datetime import datetime
 from energyhub.domain.clock import Clock
 from energyhub.services.webhook_sender import WebhookSender
 from energyhub.workers.loop import DueWorkLoop
+from energyhub.workers.webhook_pump import run_due
 
 
 class WebhookSenderWorker(DueWorkLoop):
@@ -25,5 +26,5 @@ class WebhookSenderWorker(DueWorkLoop):
         self.owner = f"webhooks:{socket.gethostname()}:{uuid.uuid4().hex[:8]}"
 
     async def run_pass(self) -> datetime | None:
-        await self._sender.run_due(self.owner, self._wakeup)
+        await run_due(self._sender, self.owner, self._wakeup)
         return await self._sender.next_due_at()

@@ -1,4 +1,6 @@
-"""One run of the webhook sender: a pump that keeps the sender's slots busy, fairly.
+"""One run of the webhook sender: a pump that keeps the sender's slots busy, fairly. The
+use case's steps (fan out, claim, attempt, record, renew leases) are `WebhookSender`'s; the
+loop that drives them is a worker's.
 
 It looks for work (new events to fan out, then due deliveries to claim, in turn) while
 attempts run, leasing only what its `DeliverySlots` admit; starts attempts as slots free
@@ -11,14 +13,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from energyhub.domain.deliveries import DueDelivery
 from energyhub.domain.delivery_slots import DeliverySlots
 from energyhub.ports.webhooks import AttemptOutcome
-
-if TYPE_CHECKING:
-    from energyhub.services.webhook_sender import Fetched, Finished, WebhookSender
+from energyhub.services.webhook_sender import Fetched, Finished, WebhookSender
 
 log = logging.getLogger(__name__)
 
@@ -27,6 +27,13 @@ RECORD_BATCH = 50
 RECORD_WITHIN_S = 0.2  # a finished attempt waits at most this long for a fuller batch
 MAX_RECORDERS = 2
 Skips = tuple[frozenset[str], frozenset[str]]  # accounts, endpoints
+
+
+async def run_due(sender: WebhookSender, owner: str, wakeup: asyncio.Event | None = None) -> int:
+    """Fans out due events and attempts every due delivery; returns when nothing due is
+    left and every attempt is recorded, with how many deliveries it attempted or ended.
+    `wakeup`, when set meanwhile, makes it look for new work at once."""
+    return await SenderRun(sender, owner, wakeup).run()
 
 
 class SenderRun:

@@ -1,6 +1,6 @@
 """The OCPP driver: reads and commands go to the charger's connection in the central
 system. Calls leave the process (`instant` False), so the dispatcher makes them outside
-transactions under its 30 s lease; each OCPP call times out well below it."""
+transactions under a lease it renews while they run (and stops them if it cannot)."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ from energyhub.drivers.ocpp.central_system import CentralSystem
 from energyhub.drivers.ocpp.station import Station
 
 T = TypeVar("T")
-COMMAND_DEADLINE_S = 25.0  # under the dispatcher's 30 s lease, whatever the calls take
+COMMAND_DEADLINE_S = 25.0  # a command's calls together; a timeout is not sent again at once
 
 
 class OcppDriver:

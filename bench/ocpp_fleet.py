@@ -46,8 +46,7 @@ from websockets.asyncio.client import connect
 from energyhub.bootstrap import build_container
 from energyhub.config import Settings
 from energyhub.domain.accounts import Environment
-from energyhub.drivers.ocpp import auth
-from energyhub.services import ocpp as commissioning
+from energyhub.drivers.ocpp import auth, commissioning
 
 STORM_TARGET_S = 10.0
 
@@ -118,7 +117,7 @@ async def _setup(db: Path, n: int) -> tuple[str, list[tuple[str, str]]]:
         key = await container.services.accounts.create_key(account.id, Environment.LIVE)
         fleet = []
         for cp_id in ids:
-            device = await container.ocpp_commissioning.add(
+            device = await container.commissioning.add_ocpp(
                 account.id, "u", cp_id, _password(cp_id)
             )
             fleet.append((cp_id, device.id))

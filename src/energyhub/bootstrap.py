@@ -37,6 +37,7 @@ from energyhub.domain.driver_names import DriverName
 from energyhub.domain.events import EventDelays
 from energyhub.domain.sessions import ChargingSession
 from energyhub.drivers.ocpp.central_system import CentralSystem, OcppSettings
+from energyhub.drivers.ocpp.commissioning import OcppChargers
 from energyhub.drivers.ocpp.driver import OcppDriver
 from energyhub.drivers.sandbox.command_log import SandboxCommandLog
 from energyhub.drivers.sandbox.driver import SandboxDriver
@@ -52,6 +53,7 @@ from energyhub.ports.devices import DeviceDriver, SessionSource, VendorConnector
 from energyhub.services.accounts import AccountService
 from energyhub.services.actions import ActionService
 from energyhub.services.changes import DeviceChangeFeed
+from energyhub.services.commissioning import Commissioning
 from energyhub.services.devices import DeviceService
 from energyhub.services.dispatch import Dispatcher
 from energyhub.services.history import HistoryService
@@ -60,14 +62,12 @@ from energyhub.services.linking import LinkingService
 from energyhub.services.live_vendors import OcppVendorConnector, SunspecVendorConnector
 from energyhub.services.members import MemberService
 from energyhub.services.metrics import MeteredDriver
-from energyhub.services.ocpp import OcppCommissioning
 from energyhub.services.outbox import Outbox
 from energyhub.services.polling import StatePolling
 from energyhub.services.sandbox import SandboxService
 from energyhub.services.schedules import SchedulePlanner, ScheduleService
 from energyhub.services.sessions import SessionService
 from energyhub.services.strategies import StrategyService
-from energyhub.services.sunspec import SunspecCommissioning
 from energyhub.services.webhook_sender import WebhookSender
 from energyhub.services.webhooks import WebhookService
 from energyhub.web.dashboard import DashboardServices, dashboard_app
@@ -104,8 +104,7 @@ class Container:
     webhook_client: WebhookClient = field(kw_only=True)
     scheduler: SchedulerWorker = field(kw_only=True)
     ocpp: CentralSystem = field(kw_only=True)  # live chargers' websocket route and state
-    ocpp_commissioning: OcppCommissioning = field(kw_only=True)
-    sunspec: SunspecCommissioning = field(kw_only=True)  # live batteries (SunSpec Modbus)
+    commissioning: Commissioning = field(kw_only=True)  # live chargers (OCPP), batteries (SunSpec)
     state_poller: StatePollerWorker = field(kw_only=True)  # refreshes live devices
     members: MemberService = field(kw_only=True)  # the dashboard's people
     history: HistoryService = field(kw_only=True)  # devices' last 24 h (the dashboard)
@@ -217,18 +216,15 @@ async def build_container(
         StatePolling(uow, devices, drivers, clock), clock, SINGLE_PROCESS_MAX_SLEEP_S
     )
     session_sources: dict[str, SessionSource] = {DriverName.SANDBOX: _sandbox_sessions}
+    chargers = OcppChargers()  # a charger before it connects, and its password's hash
+    commissioning = Commissioning(uow, clock, outbox, devices, chargers, chargers, sunspec_driver)
     linking = LinkingService(
         uow,
         clock,
         outbox,
         cipher,
         devices,
-        vendor_connectors(
-            OcppCommissioning(ocpp_store, clock, outbox),
-            ocpp_store,
-            SunspecCommissioning(uow, sunspec_driver, devices, clock),
-            sunspec_driver,
-        ),
+        vendor_connectors(commissioning, ocpp_store, chargers, sunspec_driver),
     )
     services = ApiServices(
         settings=settings,
@@ -274,8 +270,7 @@ async def build_container(
         webhook_client=webhook_client,
         scheduler=scheduler,
         ocpp=ocpp,
-        ocpp_commissioning=OcppCommissioning(ocpp_store, clock, outbox),
-        sunspec=SunspecCommissioning(uow, sunspec_driver, devices, clock),
+        commissioning=commissioning,
         state_poller=state_poller,
         members=MemberService(uow, clock),
         history=HistoryService(uow, clock, {DriverName.SANDBOX: sandbox_history}),
@@ -285,17 +280,17 @@ async def build_container(
 
 
 def vendor_connectors(
-    ocpp: OcppCommissioning,
+    commissioning: Commissioning,
     ocpp_store: SqlChargePointStore,
-    sunspec: SunspecCommissioning,
+    passwords: OcppChargers,
     sunspec_probe: SunspecDriver,
 ) -> dict[str, VendorConnector]:
     """The Link UI's connectors by vendor driver (a vendor whose driver has none would be
     shown as coming soon)."""
     return {
         DriverName.SANDBOX: SandboxVendorConnector(),
-        DriverName.OCPP: OcppVendorConnector(ocpp, ocpp_store),
-        DriverName.SUNSPEC: SunspecVendorConnector(sunspec, sunspec_probe),
+        DriverName.OCPP: OcppVendorConnector(commissioning, ocpp_store, passwords),
+        DriverName.SUNSPEC: SunspecVendorConnector(commissioning, sunspec_probe),
     }
 
 

@@ -317,11 +317,10 @@ def devices_add_ocpp(
     as_json: JsonFlag = False,
 ) -> None:
     """Commission a live OCPP 1.6J / 2.0.1 charger; prints its device id."""
-    from energyhub.ports.ocpp import ChargePointExists
-    from energyhub.services.ocpp import InvalidCommissioning
+    from energyhub.services.commissioning import CommissioningError
 
     async def work(c: Container) -> dict[str, str]:
-        device = await c.ocpp_commissioning.add(
+        device = await c.commissioning.add_ocpp(
             account, user, charge_point_id, password, timezone=timezone
         )
         return {
@@ -332,11 +331,8 @@ def devices_add_ocpp(
 
     try:
         result = _run(work)
-    except (InvalidCommissioning, ChargePointExists, LookupError) as refused:
-        reason = str(refused.args[0]) if refused.args else "refused"
-        if isinstance(refused, ChargePointExists):
-            reason = f"charge point {charge_point_id} is commissioned already"
-        err.print(f"[red]{reason}[/]")
+    except (CommissioningError, LookupError) as refused:
+        err.print(f"[red]{refused.args[0] if refused.args else 'refused'}[/]")
         raise typer.Exit(1) from None
     if as_json:
         _print_json(result)
@@ -360,10 +356,12 @@ def devices_add_sunspec(
     """Commission a live SunSpec Modbus TCP battery (models 1, 124 or 802/704); prints its
     device id. Running it again for the same battery and user prints the same id."""
     from energyhub.domain.readings import DriverError
-    from energyhub.services.sunspec import CommissioningError
+    from energyhub.services.commissioning import CommissioningError
 
     async def work(c: Container) -> dict[str, Any]:
-        done = await c.sunspec.add(account, user, host, port, unit_id, timezone=timezone)
+        done = await c.commissioning.add_sunspec(
+            account, user, host, port, unit_id, timezone=timezone
+        )
         return {
             "deviceId": done.device.id,
             "created": done.created,

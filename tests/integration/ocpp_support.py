@@ -62,7 +62,7 @@ class Service:
         return Caller(account.id, created.key, created.api_key.id)
 
     async def commission(self, caller: Caller, cp_id: str, password: str = PASSWORD) -> str:
-        device = await self.container.ocpp_commissioning.add(
+        device = await self.container.commissioning.add_ocpp(
             caller.account_id, "user-1", cp_id, password
         )
         return device.id

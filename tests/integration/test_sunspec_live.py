@@ -17,7 +17,7 @@ from energyhub.domain.clock import FakeClock
 from energyhub.domain.readings import DriverError
 from energyhub.drivers.sunspec import DEFAULT_REVERSION_S
 from energyhub.persistence.tables import webhook_events
-from energyhub.services.sunspec import CommissioningError
+from energyhub.services.commissioning import CommissioningError
 from tests.sunspec_peer import BASIC_LAYOUT, STORAGE_LAYOUT, SunspecPeer
 from tests.support import Api, Caller, open_api
 
@@ -54,7 +54,9 @@ async def peer() -> AsyncIterator[SunspecPeer]:
 
 async def _live_battery(api: Api, peer: SunspecPeer) -> tuple[Caller, dict[str, Any]]:
     caller = await api.caller(Environment.LIVE)
-    done = await api.container.sunspec.add(caller.account_id, "user-1", "127.0.0.1", peer.port)
+    done = await api.container.commissioning.add_sunspec(
+        caller.account_id, "user-1", "127.0.0.1", peer.port
+    )
     response = await api.get(caller, f"/battery/{done.device.id}")
     assert response.status_code == 200, response.text
     body: dict[str, Any] = response.json()["data"]
@@ -67,6 +69,11 @@ async def _events(container: Container) -> list[tuple[str, dict[str, Any]]]:
             select(webhook_events.c.type, webhook_events.c.payload).order_by(webhook_events.c.pk)
         )
         return [(row.type, row.payload) for row in rows]
+
+
+async def _push_events(container: Container) -> list[tuple[str, dict[str, Any]]]:
+    """The `push.*` events (commissioning sent `device.connected` before them)."""
+    return [(t, p) for t, p in await _events(container) if t.startswith("push.")]
 
 
 # --- commissioning ------------------------------------------------------------------------------
@@ -107,16 +114,34 @@ async def test_commissioning_again_gives_the_same_device(
     api: Api, container: Container, peer: SunspecPeer
 ) -> None:
     caller, battery = await _live_battery(api, peer)
-    again = await container.sunspec.add(caller.account_id, "user-1", "127.0.0.1", peer.port)
+    again = await container.commissioning.add_sunspec(
+        caller.account_id, "user-1", "127.0.0.1", peer.port
+    )
     assert (again.device.id, again.created) == (battery["id"], False)
     with pytest.raises(CommissioningError, match="another user"):
-        await container.sunspec.add(caller.account_id, "user-2", "127.0.0.1", peer.port)
+        await container.commissioning.add_sunspec(
+            caller.account_id, "user-2", "127.0.0.1", peer.port
+        )
     with pytest.raises(LookupError):
-        await container.sunspec.add("acc_nope", "user-1", "127.0.0.1", peer.port)
+        await container.commissioning.add_sunspec("acc_nope", "user-1", "127.0.0.1", peer.port)
     with pytest.raises(CommissioningError, match="timezone"):
-        await container.sunspec.add(
+        await container.commissioning.add_sunspec(
             caller.account_id, "user-1", "127.0.0.1", peer.port, 2, timezone="Mars/Base"
         )
+
+
+async def test_commissioning_sends_device_connected_once(
+    api: Api, container: Container, peer: SunspecPeer
+) -> None:
+    """Like a charger's (`add-ocpp`), a battery sends `device.connected` when it is
+    commissioned; commissioning it again for the same user sends nothing more."""
+    caller, battery = await _live_battery(api, peer)
+    await container.commissioning.add_sunspec(caller.account_id, "user-1", "127.0.0.1", peer.port)
+    [(event, payload)] = await _events(container)
+    assert event == "device.connected"
+    assert payload["deviceId"] == battery["id"]
+    assert (payload["deviceType"], payload["userId"]) == ("battery", "user-1")
+    assert (payload["vendor"], payload["linkedAccountId"]) == ("volta-energy", None)
 
 
 async def test_commissioning_an_unreachable_battery_stores_nothing(
@@ -126,7 +151,9 @@ async def test_commissioning_an_unreachable_battery_stores_nothing(
     stopped = await SunspecPeer(STORAGE_LAYOUT).start()
     await stopped.stop()
     with pytest.raises(DriverError) as failed:
-        await container.sunspec.add(caller.account_id, "user-1", "127.0.0.1", stopped.port)
+        await container.commissioning.add_sunspec(
+            caller.account_id, "user-1", "127.0.0.1", stopped.port
+        )
     assert failed.value.code == "DEVICE_OFFLINE"
     listed = await api.get(caller, "/battery")
     assert listed.json()["data"]["pagination"]["total"] == 0
@@ -156,7 +183,7 @@ async def test_a_live_push_changes_the_registers(
     state = (await api.get(caller, f"/battery/{battery['id']}")).json()["data"]["state"]
     assert state["currentMode"] == "charge"
     assert (state["status"], state["chargeRate"]) == ("charging", 2.0)
-    events = await _events(container)
+    events = await _push_events(container)
     assert [t for t, _ in events] == ["push.completed"]
     assert events[0][1]["actionId"] == action["id"]
     assert events[0][1]["deviceType"] == "battery"
@@ -212,7 +239,7 @@ async def test_a_window_restores_the_battery_mode(
     assert await peer.raw(124, "InOutWRte_RvrtTms") == 0
     state = (await api.get(caller, f"/battery/{battery['id']}")).json()["data"]["state"]
     assert state["currentMode"] == "auto.balance"
-    assert [t for t, _ in await _events(container)] == ["push.completed"]
+    assert [t for t, _ in await _push_events(container)] == ["push.completed"]
 
 
 async def test_an_offline_battery_fails_the_push(
@@ -226,7 +253,7 @@ async def test_an_offline_battery_fails_the_push(
     assert error["code"] == "DEVICE_OFFLINE"
     failed = (await api.get(caller, f"/actions/{error['details']['actionId']}")).json()["data"]
     assert failed["state"] == "failed"
-    events = await _events(container)
+    events = await _push_events(container)
     assert [t for t, _ in events] == ["push.failed"]
     assert events[0][1]["errorCode"] == "DEVICE_OFFLINE"
     api.clock.advance(120)

@@ -12,13 +12,11 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from energyhub.domain.devices import Device
-from energyhub.domain.events import OutboxEvent
 from energyhub.domain.sessions import ChargingSession, SessionStatus
 from energyhub.persistence.actions import update_many
 from energyhub.persistence.devices import SqlDeviceRepository
-from energyhub.persistence.events import SqlEventRepository
-from energyhub.persistence.tables import accounts, charging_sessions, devices, ocpp_charge_points
-from energyhub.ports.ocpp import ChargePointExists, ChargePointRecord, OpenTransaction
+from energyhub.persistence.tables import charging_sessions, devices, ocpp_charge_points
+from energyhub.ports.ocpp import ChargePointRecord, OpenTransaction
 
 _C = ocpp_charge_points.c
 _SESSION_UPDATED = ("status", "ended_at", "energy_kwh", "measurement", "end_reason", "updated_at")
@@ -84,44 +82,33 @@ async def upsert_sessions(
     await connection.execute(statement, rows)
 
 
+class SqlChargePointRepository:
+    """Charge points inside a unit of work (`ChargePointRepository`)."""
+
+    def __init__(self, connection: AsyncConnection) -> None:
+        self._c = connection
+
+    async def get(self, charge_point_id: str) -> ChargePointRecord | None:
+        query = select(ocpp_charge_points).where(_C.charge_point_id == charge_point_id)
+        row = (await self._c.execute(query)).first()
+        return None if row is None else record_from_row(row._mapping)
+
+    async def add(self, record: ChargePointRecord, now: datetime) -> None:
+        await self._c.execute(
+            ocpp_charge_points.insert().values(
+                charge_point_id=record.charge_point_id,
+                device_id=record.device_id,
+                password_hash=record.password_hash,
+                created_at=now,
+                updated_at=now,
+                **_record_values(record),
+            )
+        )
+
+
 class SqlChargePointStore:
     def __init__(self, engine: AsyncEngine) -> None:
         self._engine = engine
-
-    async def commission(
-        self,
-        device: Device,
-        record: ChargePointRecord,
-        events: Sequence[OutboxEvent],
-        email: str | None = None,
-    ) -> None:
-        async with self._engine.begin() as connection:
-            found = await connection.execute(
-                select(accounts.c.id).where(accounts.c.id == device.account_id)
-            )
-            if found.first() is None:
-                raise LookupError(f"no account {device.account_id}")
-            taken = await connection.execute(
-                select(_C.pk).where(_C.charge_point_id == record.charge_point_id)
-            )
-            if taken.first() is not None:
-                raise ChargePointExists(record.charge_point_id)
-            repository = SqlDeviceRepository(connection)
-            await repository.ensure_user(
-                device.account_id, device.environment, device.user_id, email, device.created_at
-            )
-            await repository.add_device(device)
-            await connection.execute(
-                ocpp_charge_points.insert().values(
-                    charge_point_id=record.charge_point_id,
-                    device_id=record.device_id,
-                    password_hash=record.password_hash,
-                    created_at=device.created_at,
-                    updated_at=device.created_at,
-                    **_record_values(record),
-                )
-            )
-            await SqlEventRepository(connection).add(events)
 
     async def by_charge_point_id(self, charge_point_id: str) -> ChargePointRecord | None:
         async with self._engine.connect() as connection:

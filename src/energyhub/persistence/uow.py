@@ -18,6 +18,7 @@ from energyhub.persistence.devices import SqlDeviceRepository
 from energyhub.persistence.events import SqlEventRepository
 from energyhub.persistence.linking import SqlLinkingRepository
 from energyhub.persistence.members import SqlMemberRepository, SqlSampleRepository
+from energyhub.persistence.ocpp import SqlChargePointRepository
 from energyhub.persistence.polling import SqlPollingRepository
 from energyhub.persistence.schedules import SqlScheduleRepository
 from energyhub.persistence.sessions import SqlSessionRepository
@@ -38,6 +39,7 @@ class SqlUnitOfWork:
     schedules: SqlScheduleRepository
     linking: SqlLinkingRepository
     sunspec: SqlSunspecRepository
+    charge_points: SqlChargePointRepository
     polling: SqlPollingRepository
     members: SqlMemberRepository
     samples: SqlSampleRepository
@@ -60,6 +62,7 @@ class SqlUnitOfWork:
         self.schedules = SqlScheduleRepository(self._connection)
         self.linking = SqlLinkingRepository(self._connection)
         self.sunspec = SqlSunspecRepository(self._connection)
+        self.charge_points = SqlChargePointRepository(self._connection)
         self.polling = SqlPollingRepository(self._connection)
         self.members = SqlMemberRepository(self._connection)
         self.samples = SqlSampleRepository(self._connection)

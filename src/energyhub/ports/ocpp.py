@@ -1,6 +1,7 @@
 """What the OCPP central system keeps about each charge point, and the store it needs
-(`persistence/ocpp.py` implements it): commissioning, the open transaction, the last
-telemetry, so a restart or a reconnect loses no session."""
+(`persistence/ocpp.py` implements it): the open transaction, the last telemetry, so a
+restart or a reconnect loses no session; and what commissioning a charger needs from the
+OCPP driver (`drivers/ocpp/commissioning.py`) and from storage."""
 
 from __future__ import annotations
 
@@ -9,9 +10,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
 
+from energyhub.domain.capabilities import Capabilities
 from energyhub.domain.clock import ensure_utc, isoformat_utc
 from energyhub.domain.devices import Device
-from energyhub.domain.events import OutboxEvent
 from energyhub.domain.sessions import ChargingSession
 
 
@@ -88,18 +89,6 @@ class ChargePointRecord:
 class ChargePointStore(Protocol):
     """Persistence of charge points and of the sessions their transactions become."""
 
-    async def commission(
-        self,
-        device: Device,
-        record: ChargePointRecord,
-        events: Sequence[OutboxEvent],
-        email: str | None = None,
-    ) -> None:
-        """The device (and its user), its charge point and its `device.*` events, in one
-        transaction. Raises `ChargePointExists` when the id is taken, LookupError when the
-        account does not exist."""
-        ...
-
     async def by_charge_point_id(self, charge_point_id: str) -> ChargePointRecord | None: ...
 
     async def device(self, device_id: str) -> Device | None: ...
@@ -122,5 +111,27 @@ class ChargePointStore(Protocol):
         ...
 
 
-class ChargePointExists(Exception):
-    """A charge point with this id is commissioned already."""
+class ChargePointRepository(Protocol):
+    """Charge points inside a unit of work: commissioning stores one beside its device and
+    its `device.connected`, in one transaction."""
+
+    async def get(self, charge_point_id: str) -> ChargePointRecord | None: ...
+
+    async def add(self, record: ChargePointRecord, now: datetime) -> None: ...
+
+
+class ChargerCommissioner(Protocol):
+    """What a charger is before it first connects: the capabilities every OCPP charger has
+    and the state of one that is offline (the OCPP driver knows both)."""
+
+    def capabilities(self) -> Capabilities: ...
+
+    def offline_state(self) -> dict[str, Any]: ...
+
+
+class PasswordHasher(Protocol):
+    """The handshake passwords' salted hashes (OCPP security profile 1)."""
+
+    def hash_password(self, password: str) -> str: ...
+
+    def verify_password(self, password: str, stored: str) -> bool: ...

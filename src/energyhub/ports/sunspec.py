@@ -1,5 +1,5 @@
 """What commissioning SunSpec batteries needs: a probe that finds the SunSpec models at a
-Modbus TCP address, and a store of commissioned endpoints. Plain values: the use cases never
+Modbus TCP address, and a repository of commissioned endpoints. Plain values: the use cases never
 see Modbus types; the SunSpec driver and the persistence layer implement the Protocols."""
 
 from __future__ import annotations
@@ -9,7 +9,6 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from energyhub.domain.capabilities import Capabilities
-from energyhub.ports.storage import UnitOfWork
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,12 +75,3 @@ class SunspecRepository(Protocol):
     async def add(self, endpoint: SunspecEndpoint) -> None: ...
     async def get(self, device_id: str) -> SunspecEndpoint | None: ...
     async def find(self, host: str, port: int, unit_id: int) -> SunspecEndpoint | None: ...
-
-
-class SunspecUnitOfWork(UnitOfWork, Protocol):
-    @property
-    def sunspec(self) -> SunspecRepository: ...
-
-
-class SunspecUnitOfWorkFactory(Protocol):
-    def __call__(self) -> SunspecUnitOfWork: ...

@@ -19,7 +19,6 @@ from energyhub.domain.errors import (
     SandboxOnly,
     UserNotFound,
 )
-from energyhub.domain.events import device_event
 from energyhub.domain.linking import (
     LINK_SESSION_TTL,
     LINK_TOKEN_PREFIX,
@@ -298,20 +297,14 @@ class LinkingService:
         linked_account_id: str,
         reconnection_url: str | None = None,
     ) -> None:
-        """The `device.*` event, in the transaction of the change (as SandboxService's)."""
-        payload = device_event(
+        """The `device.*` event of a linked device, in the transaction of the change."""
+        await self._outbox.record_device_event(
+            tx,
+            device,
             event,
-            device_id=device.id,
-            device_type=device.type,
-            user_id=device.user_id,
-            vendor=device.vendor,
             linked_account_id=linked_account_id,
-            occurred_at=self._clock.now(),
             reconnection_url=reconnection_url,
         )
-        made = self._outbox.event(device.account_id, device.environment.value, event, payload)
-        await tx.events.add([made])
-        tx.after_commit(lambda: self._outbox.announce([made]))
 
     # --- credentials -----------------------------------------------------------------------
     async def rotate_credentials(self, batch: int = 200) -> int:

@@ -1,7 +1,7 @@
 """The Link UI's live vendors: chargers that speak OCPP and batteries that speak SunSpec
 Modbus. Signing in checks what the user entered against the charger's record or the
-battery's answer; linking commissions the device through the drivers' own commissioning
-(`services/ocpp.py`, `services/sunspec.py`), as `energyhub devices add-*` does."""
+battery's answer; linking commissions the device through `services/commissioning.py`, as
+`energyhub devices add-*` does (which sends its `device.connected`)."""
 
 from __future__ import annotations
 
@@ -9,15 +9,14 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from energyhub.domain.capabilities import DeviceType
+from energyhub.domain.commissioning import CHARGE_POINT_ID
 from energyhub.domain.readings import DriverError
 from energyhub.domain.vendors import OfferedDevice, RefusalCode, SignIn, Vendor, VendorRefusal
 from energyhub.domain.webhooks import EventType
-from energyhub.drivers.ocpp.auth import verify_password
 from energyhub.ports.devices import DeviceOwner, NewDevice
-from energyhub.ports.ocpp import ChargePointExists, ChargePointStore
+from energyhub.ports.ocpp import ChargePointStore, PasswordHasher
 from energyhub.ports.sunspec import SunspecProbe
-from energyhub.services.ocpp import CHARGE_POINT_ID, InvalidCommissioning, OcppCommissioning
-from energyhub.services.sunspec import CommissioningError, SunspecCommissioning
+from energyhub.services.commissioning import AlreadyCommissioned, Commissioning, CommissioningError
 
 IN_USE = (
     "This charge point ID is connected to another account already. Check the ID, or remove "
@@ -27,16 +26,19 @@ WRONG = "The charge point ID or password is not correct. Check them in the charg
 
 
 class OcppVendorConnector:
-    def __init__(self, commissioning: OcppCommissioning, store: ChargePointStore) -> None:
+    def __init__(
+        self, commissioning: Commissioning, store: ChargePointStore, passwords: PasswordHasher
+    ) -> None:
         self._commissioning = commissioning
         self._store = store
+        self._passwords = passwords
 
     async def sign_in(self, vendor: Vendor, credentials: Mapping[str, Any]) -> SignIn:
         charge_point_id = str(credentials["charge_point_id"])
         if not CHARGE_POINT_ID.fullmatch(charge_point_id):
             raise VendorRefusal(RefusalCode.INVALID_CREDENTIALS, WRONG)
         record = await self._store.by_charge_point_id(charge_point_id)
-        if record is not None and not verify_password(
+        if record is not None and not self._passwords.verify_password(
             str(credentials["password"]), record.password_hash
         ):
             raise VendorRefusal(RefusalCode.INVALID_CREDENTIALS, WRONG)
@@ -73,21 +75,21 @@ class OcppVendorConnector:
                 raise VendorRefusal(RefusalCode.INVALID_CREDENTIALS, IN_USE)
             return NewDevice(device, stored=True, event=EventType.DEVICE_RECONNECTED)
         try:
-            device = await self._commissioning.add(
+            device = await self._commissioning.add_ocpp(
                 owner.account_id,
                 owner.user_id,
                 charge_point_id,
                 str(credentials["password"]),
                 timezone=offered.timezone,
             )
-        except (InvalidCommissioning, ChargePointExists) as refused:
-            message = IN_USE if isinstance(refused, ChargePointExists) else str(refused)
+        except CommissioningError as refused:
+            message = IN_USE if isinstance(refused, AlreadyCommissioned) else str(refused)
             raise VendorRefusal(RefusalCode.INVALID_CREDENTIALS, message) from None
         return NewDevice(device, stored=True, event=None)  # commissioning sent device.connected
 
 
 class SunspecVendorConnector:
-    def __init__(self, commissioning: SunspecCommissioning, probe: SunspecProbe) -> None:
+    def __init__(self, commissioning: Commissioning, probe: SunspecProbe) -> None:
         self._commissioning = commissioning
         self._probe = probe
 
@@ -137,7 +139,7 @@ class SunspecVendorConnector:
     ) -> NewDevice:
         host, port, unit_id = self._address(credentials)
         try:
-            done = await self._commissioning.add(
+            done = await self._commissioning.add_sunspec(
                 owner.account_id, owner.user_id, host, port, unit_id, timezone=offered.timezone
             )
         except CommissioningError as refused:
@@ -147,5 +149,6 @@ class SunspecVendorConnector:
                 RefusalCode.DEVICE_UNREACHABLE,
                 f"The battery at {host}:{port} stopped answering. Try again in a minute.",
             ) from None
-        event = EventType.DEVICE_CONNECTED if done.created else EventType.DEVICE_RECONNECTED
-        return NewDevice(done.device, stored=True, event=event)
+        if done.created:  # commissioning sent device.connected
+            return NewDevice(done.device, stored=True, event=None)
+        return NewDevice(done.device, stored=True, event=EventType.DEVICE_RECONNECTED)

@@ -1,6 +1,7 @@
-"""Events for the webhook outbox: built where a state change happens, written in its
-transaction (DESIGN "Events go out through an outbox"), then announced to the sender so it
-need not poll for them."""
+"""The one writer of the webhook outbox: events built where a state change happens, written
+in that change's unit of work (DESIGN "Events go out through an outbox"), and announced to
+the sender only once it has committed, so the sender never looks for rows not yet there and
+a rolled-back change announces nothing."""
 
 from __future__ import annotations
 
@@ -10,8 +11,10 @@ from typing import Any
 
 from energyhub.domain.actions import Action
 from energyhub.domain.clock import Clock
-from energyhub.domain.events import EventDelays, OutboxEvent, push_event
+from energyhub.domain.devices import Device
+from energyhub.domain.events import EventDelays, OutboxEvent, device_event, push_event
 from energyhub.domain.webhooks import EventType
+from energyhub.ports.storage import UnitOfWork
 from energyhub.services.ids import prefixed_id
 
 
@@ -39,6 +42,37 @@ class Outbox:
             deliver_after=now + self._delays.for_event(environment, event),
         )
 
+    async def record(self, tx: UnitOfWork, events: Sequence[OutboxEvent]) -> None:
+        """Writes `events` in `tx` and announces them once `tx` has committed."""
+        if not events:
+            return
+        await tx.events.add(events)
+        tx.after_commit(lambda: self.announce(events))
+
+    async def record_device_event(
+        self,
+        tx: UnitOfWork,
+        device: Device,
+        event: EventType,
+        *,
+        linked_account_id: str | None = None,
+        reconnection_url: str | None = None,
+    ) -> OutboxEvent:
+        """A `device.*` event about `device`, in `tx` (see `record`)."""
+        payload = device_event(
+            event,
+            device_id=device.id,
+            device_type=device.type,
+            user_id=device.user_id,
+            vendor=device.vendor,
+            linked_account_id=linked_account_id,
+            occurred_at=self._clock.now(),
+            reconnection_url=reconnection_url,
+        )
+        made = self.event(device.account_id, device.environment.value, event, payload)
+        await self.record(tx, [made])
+        return made
+
     def push_events(self, actions: Iterable[Action]) -> list[OutboxEvent]:
         """`push.completed` / `push.failed` for those of `actions` that just ended so."""
         events = []
@@ -49,7 +83,7 @@ class Outbox:
         return events
 
     def announce(self, events: Sequence[OutboxEvent]) -> None:
-        """Call once the transaction that wrote `events` has committed."""
+        """Wakes the listeners for `events`; `record` calls it after the commit."""
         if events:
             soonest = min(e.deliver_after for e in events)
             for listener in self._listeners:

@@ -10,7 +10,6 @@ from energyhub.domain.capabilities import DeviceType
 from energyhub.domain.clock import DEFAULT_TIMEZONE, Clock
 from energyhub.domain.devices import Device
 from energyhub.domain.errors import DeviceNotFound, InvalidRequest, SandboxOnly
-from energyhub.domain.events import device_event
 from energyhub.domain.sandbox_profiles import new_sandbox_device, profile_for
 from energyhub.domain.vendors import VENDORS_BY_ID
 from energyhub.domain.webhooks import EventType
@@ -70,7 +69,7 @@ class SandboxService:
                 principal.account_id, principal.environment, user_id, email, now
             )
             await tx.devices.add_device(device)
-            await self._record(tx, device, EventType.DEVICE_CONNECTED)
+            await self._outbox.record_device_event(tx, device, EventType.DEVICE_CONNECTED)
         return await self._devices.pull(device)
 
     async def disconnect(self, principal: Principal, device_id: str, base_url: str) -> Device:
@@ -102,7 +101,7 @@ class SandboxService:
             device = replace(device, updated_at=now, **changes)
             event = EventType.DEVICE_RECONNECTED if connected else EventType.DEVICE_DISCONNECTED
             relink = None if connected else await self._relink_url(tx, device, base_url)
-            await self._record(tx, device, event, relink)
+            await self._outbox.record_device_event(tx, device, event, reconnection_url=relink)
         self._devices.changed(device_id)
         return device
 
@@ -125,25 +124,3 @@ class SandboxService:
             self._clock.now(),
         )
         return created.url
-
-    async def _record(
-        self,
-        tx: UnitOfWork,
-        device: Device,
-        event: EventType,
-        reconnection_url: str | None = None,
-    ) -> None:
-        """The `device.*` event, in the transaction of the change."""
-        payload = device_event(
-            event,
-            device_id=device.id,
-            device_type=device.type,
-            user_id=device.user_id,
-            vendor=device.vendor,
-            linked_account_id=None,  # sandbox devices made by this route have no linked account
-            occurred_at=self._clock.now(),
-            reconnection_url=reconnection_url,
-        )
-        made = self._outbox.event(device.account_id, device.environment.value, event, payload)
-        await tx.events.add([made])
-        tx.after_commit(lambda: self._outbox.announce([made]))

@@ -12,7 +12,6 @@ import secrets
 
 SCRYPT_N, SCRYPT_R, SCRYPT_P = 2**14, 8, 1
 _MAXMEM = 64 * 1024 * 1024
-MIN_PASSWORD, MAX_PASSWORD = 16, 40  # OCPP 2.0.1 BasicAuthPassword; 1.6 keys fit too
 
 
 def hash_password(password: str) -> str:

@@ -1,0 +1,25 @@
+"""What commissioning a charger needs from the OCPP driver (`ports.ocpp.ChargerCommissioner`
+and `PasswordHasher`): the capabilities a charger that declared nothing yet is assumed to
+have, its offline state, and the handshake password's salted hash."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from energyhub.domain.capabilities import Capabilities
+from energyhub.drivers.ocpp import mapping
+from energyhub.drivers.ocpp.auth import hash_password, verify_password
+
+
+class OcppChargers:
+    def capabilities(self) -> Capabilities:
+        return mapping.capabilities_for(mapping.Declaration())
+
+    def offline_state(self) -> dict[str, Any]:
+        return mapping.state_body(mapping.OFFLINE, {}, None, None)
+
+    def hash_password(self, password: str) -> str:
+        return hash_password(password)
+
+    def verify_password(self, password: str, stored: str) -> bool:
+        return verify_password(password, stored)

@@ -1,0 +1,303 @@
+"""In-memory fakes of the ports the use cases need (`energyhub.ports`), for unit tests of
+services: a unit of work whose writes show only once it commits, a device driver that
+records commands and can refuse or time out, a webhook attempt sender, and a cipher. The
+clock is `energyhub.domain.clock.FakeClock`. Each fake keeps to its port's promises that
+the use cases rely on (leases, commit or roll back), and no more."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from types import TracebackType
+from typing import Any, Self
+
+from energyhub.domain.clock import FakeClock
+from energyhub.domain.deliveries import DueDelivery, WebhookDelivery, WebhookEndpoint
+from energyhub.domain.devices import Device
+from energyhub.domain.events import OutboxEvent
+from energyhub.domain.readings import CommandReceipt, CommandRequest, DeviceReading, DriverError
+from energyhub.domain.webhooks import DeliveryStatus
+from energyhub.ports.webhooks import AttemptOutcome, WebhookRequest
+
+
+# --- storage ----------------------------------------------------------------------------------
+@dataclass
+class Lease:
+    owner: str
+    until: datetime
+
+
+@dataclass
+class Tables:
+    """What is committed. A unit of work works on a deep copy and puts it back on commit."""
+
+    endpoints: dict[str, WebhookEndpoint] = field(default_factory=dict)
+    events: dict[str, OutboxEvent] = field(default_factory=dict)
+    fanned_out: dict[str, datetime] = field(default_factory=dict)
+    deliveries: dict[str, WebhookDelivery] = field(default_factory=dict)
+    delivery_leases: dict[str, Lease] = field(default_factory=dict)
+    devices: dict[str, Device] = field(default_factory=dict)
+
+
+class FakeEvents:
+    """`ports.storage.EventRepository`: the outbox."""
+
+    def __init__(self, t: Tables) -> None:
+        self.t = t
+
+    async def add(self, events: Sequence[OutboxEvent]) -> None:
+        for event in events:
+            self.t.events[event.id] = event
+
+
+class FakeWebhooks:
+    """The part of `ports.storage.WebhookRepository` the webhook sender uses."""
+
+    def __init__(self, t: Tables) -> None:
+        self.t = t
+
+    async def due_events(
+        self, now: datetime, limit: int, skip_accounts: Collection[str] = ()
+    ) -> list[OutboxEvent]:
+        due = [
+            e
+            for e in self.t.events.values()
+            if e.id not in self.t.fanned_out
+            and e.deliver_after <= now
+            and e.account_id not in skip_accounts
+        ]
+        return sorted(due, key=lambda e: e.deliver_after)[:limit]
+
+    async def active_endpoints(self, account_ids: Sequence[str]) -> list[WebhookEndpoint]:
+        return [
+            e
+            for e in self.t.endpoints.values()
+            if e.account_id in account_ids and e.enabled and e.deleted_at is None
+        ]
+
+    async def add_deliveries(
+        self,
+        deliveries: Sequence[WebhookDelivery],
+        lease_owner: str | None = None,
+        lease_until: datetime | None = None,
+    ) -> None:
+        for delivery in deliveries:
+            self.t.deliveries[delivery.id] = delivery
+            if lease_owner is not None and lease_until is not None:
+                self.t.delivery_leases[delivery.id] = Lease(lease_owner, lease_until)
+
+    async def mark_fanned_out(self, event_ids: Sequence[str], at: datetime) -> None:
+        for event_id in event_ids:
+            self.t.fanned_out[event_id] = at
+
+    async def due_deliveries(
+        self,
+        now: datetime,
+        limit: int,
+        skip_accounts: Collection[str] = (),
+        skip_endpoints: Collection[str] = (),
+    ) -> list[DueDelivery]:
+        due = []
+        for d in self.t.deliveries.values():
+            lease = self.t.delivery_leases.get(d.id)
+            if d.next_attempt_at is None or d.next_attempt_at > now:
+                continue
+            if lease is not None and lease.until > now:
+                continue
+            if d.account_id in skip_accounts or d.endpoint_id in skip_endpoints:
+                continue
+            endpoint = self.t.endpoints[d.endpoint_id]
+            deliverable = endpoint.enabled and endpoint.deleted_at is None
+            due.append(DueDelivery(d, endpoint.url, endpoint.secret, deliverable))
+        return sorted(due, key=lambda x: x.delivery.next_attempt_at or now)[:limit]
+
+    async def lease_deliveries(
+        self, owner: str, delivery_ids: Sequence[str], lease_until: datetime
+    ) -> None:
+        for delivery_id in delivery_ids:
+            self.t.delivery_leases[delivery_id] = Lease(owner, lease_until)
+
+    async def extend_leases(
+        self, owner: str, delivery_ids: Sequence[str], lease_until: datetime
+    ) -> None:
+        for delivery_id in delivery_ids:
+            lease = self.t.delivery_leases.get(delivery_id)
+            if lease is not None and lease.owner == owner:
+                lease.until = lease_until
+
+    async def record_attempts(self, owner: str, results: Sequence[dict[str, Any]]) -> None:
+        """Stores each result and releases its lease, skipping rows `owner` does not hold."""
+        for result in results:
+            delivery_id = result["row_id"]
+            lease = self.t.delivery_leases.get(delivery_id)
+            if lease is None or lease.owner != owner:
+                continue
+            del self.t.delivery_leases[delivery_id]
+            self.t.deliveries[delivery_id] = replace(
+                self.t.deliveries[delivery_id],
+                status=DeliveryStatus(result["status"]),
+                attempts=tuple(result["attempts"]),
+                next_attempt_at=result["next_attempt_at"],
+                updated_at=result["updated_at"],
+            )
+
+    async def next_due_at(self) -> datetime | None:
+        events = [e.deliver_after for e in self.t.events.values() if e.id not in self.t.fanned_out]
+        deliveries = []
+        for d in self.t.deliveries.values():
+            if d.next_attempt_at is None:
+                continue
+            lease = self.t.delivery_leases.get(d.id)
+            held = lease.until if lease is not None else d.next_attempt_at
+            deliveries.append(max(held, d.next_attempt_at))
+        found = [*events, *deliveries]
+        return min(found) if found else None
+
+
+class FakeDevices:
+    """The part of `ports.storage.DeviceRepository` the use cases here read."""
+
+    def __init__(self, t: Tables) -> None:
+        self.t = t
+
+    async def get_device_by_id(self, device_id: str) -> Device | None:
+        return self.t.devices.get(device_id)
+
+    async def update_device(self, device_id: str, **values: Any) -> None:
+        self.t.devices[device_id] = replace(self.t.devices[device_id], **values)
+
+
+class FakeUnitOfWork:
+    """One transaction over `FakeDatabase`: reads and writes go to a copy of the committed
+    tables, which replaces them when the block ends without an exception; callbacks given
+    to `after_commit` run then, and not at all on a rollback."""
+
+    def __init__(self, db: FakeDatabase) -> None:
+        self._db = db
+        self._callbacks: list[Callable[[], None]] = []
+        self.t = Tables()
+
+    async def __aenter__(self) -> Self:
+        if self._db.fail_next:
+            self._db.fail_next -= 1
+            raise ConnectionError("the fake database is down")
+        self.t = copy.deepcopy(self._db.tables)
+        self.events = FakeEvents(self.t)
+        self.webhooks = FakeWebhooks(self.t)
+        self.devices = FakeDevices(self.t)
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if exc_type is not None:
+            return
+        self._db.tables = self.t
+        self._db.commits += 1
+        for callback in self._callbacks:
+            callback()
+
+    def after_commit(self, callback: Callable[[], None]) -> None:
+        self._callbacks.append(callback)
+
+
+class FakeDatabase:
+    """The committed tables; called, it opens a unit of work (a `UnitOfWorkFactory`).
+    `fail_next`: how many of the next units of work fail to open."""
+
+    def __init__(self) -> None:
+        self.tables = Tables()
+        self.commits = 0
+        self.fail_next = 0
+
+    def __call__(self) -> Any:  # a UnitOfWork for the parts the use cases under test use
+        return FakeUnitOfWork(self)
+
+
+# --- devices ----------------------------------------------------------------------------------
+@dataclass
+class FakeDriver:
+    """`ports.devices.DeviceDriver`: records every command; `refuse` (a `DriverError`)
+    makes the next commands fail with it (a timeout is `DriverError("DEVICE_TIMEOUT", ...,
+    retryable=True)`); `readings` answers reads."""
+
+    clock: FakeClock
+    instant: bool = False
+    sent: list[tuple[str, CommandRequest]] = field(default_factory=list)
+    refuse: DriverError | None = None
+    refusals_left: int | None = None  # None: every command while `refuse` is set
+    reading: DeviceReading | None = None
+    completes_after: float = 0.0  # seconds until an accepted command counts as done
+    settings_written: list[tuple[str, Mapping[str, float | bool]]] = field(default_factory=list)
+
+    async def read(self, device: Device, now: datetime) -> DeviceReading:
+        if self.reading is None:
+            raise DriverError("DEVICE_OFFLINE", "no reading", retryable=True)
+        return self.reading
+
+    async def send_command(
+        self, device: Device, request: CommandRequest, now: datetime
+    ) -> CommandReceipt:
+        self.sent.append((device.id, request))
+        if self.refuse is not None and self.refusals_left != 0:
+            if self.refusals_left is not None:
+                self.refusals_left -= 1
+            raise self.refuse
+        return CommandReceipt(
+            result={"command": request.command}, completes_after=self.completes_after
+        )
+
+    async def write_settings(
+        self, device: Device, values: Mapping[str, float | bool], now: datetime
+    ) -> None:
+        self.settings_written.append((device.id, values))
+
+
+# --- webhooks and secrets ---------------------------------------------------------------------
+@dataclass
+class FakeAttemptSender:
+    """`ports.webhooks.AttemptSender`: answers each request with the next status of
+    `statuses` (the last one repeats), keeps every request, and raises `crash` if set."""
+
+    clock: FakeClock
+    statuses: list[int | None] = field(default_factory=lambda: [200])
+    requests: list[WebhookRequest] = field(default_factory=list)
+    crash: Exception | None = None
+
+    async def send(self, request: WebhookRequest) -> AttemptOutcome:
+        self.requests.append(request)
+        if self.crash is not None:
+            raise self.crash
+        status = self.statuses.pop(0) if len(self.statuses) > 1 else self.statuses[0]
+        error = None if status is not None and 200 <= status < 300 else f"HTTP {status}"
+        return AttemptOutcome(self.clock.now(), status, 12, error if status else "timeout")
+
+
+class FakeCipher:
+    """`ports.secrets.Cipher`: a reversible wrapping, enough to tell sealed from clear."""
+
+    def __init__(self) -> None:
+        self.opened: list[str] = []
+
+    def encrypt(self, credentials: Mapping[str, Any]) -> str:
+        return "sealed:" + repr(dict(credentials))
+
+    def decrypt(self, token: str) -> dict[str, Any]:
+        raise NotImplementedError("the use cases tested here only open text")
+
+    def seal_text(self, text: str) -> str:
+        return "sealed:" + text
+
+    def open_text(self, token: str) -> str:
+        if not token.startswith("sealed:"):
+            raise ValueError("not a token of this cipher")
+        self.opened.append(token)
+        return token.removeprefix("sealed:")
+
+    def rotate(self, token: str) -> str:
+        return token

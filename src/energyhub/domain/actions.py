@@ -25,6 +25,7 @@ from typing import Any
 
 from energyhub.domain import errors
 from energyhub.domain.capabilities import DeviceType
+from energyhub.domain.clock import isoformat_utc
 
 
 class ActionState(StrEnum):
@@ -230,3 +231,15 @@ class Action:
             and self.lease_until is not None
             and self.lease_until > now
         )
+
+
+def last_action_body(action: Action) -> dict[str, Any]:
+    """`lastAction` on a device (spec 2.2), as its row keeps it."""
+    return {
+        "id": action.id,
+        "command": action.command,
+        "state": action.state.value,
+        "createdAt": isoformat_utc(action.created_at),
+        "updatedAt": isoformat_utc(action.updated_at),
+        "links": {"self": f"/actions/{action.id}"},
+    }

@@ -11,6 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from energyhub.domain.actions import Action, ActionState, DueKind
 from energyhub.domain.capabilities import DeviceType
+from energyhub.persistence.leases import claim_due
 from energyhub.persistence.paging import page_of
 from energyhub.persistence.tables import actions, devices
 from energyhub.persistence.types import UTCDateTime, aware
@@ -234,27 +235,15 @@ class SqlActionRepository:
         self, owner: str, now: datetime, lease_until: datetime, limit: int
     ) -> Sequence[Action]:
         """Leases up to `limit` due actions nobody holds (or whose lease expired)."""
-        due = (
-            select(actions.c.pk)
-            .where(
+        rows = await claim_due(
+            self._c,
+            actions,
+            [
                 actions.c.due_at <= now,
                 or_(actions.c.lease_until.is_(None), actions.c.lease_until <= now),
-            )
-            .order_by(actions.c.due_at)
-            .limit(limit)
-        )
-        if self._postgres:
-            due = due.with_for_update(skip_locked=True)
-        pks = [r.pk for r in await self._c.execute(due)]
-        if not pks:
-            return []
-        await self._c.execute(
-            update(actions)
-            .where(actions.c.pk.in_(pks))
-            .values(lease_owner=owner, lease_until=lease_until)
-        )
-        rows = await self._c.execute(
-            select(actions).where(actions.c.pk.in_(pks)).order_by(actions.c.due_at)
+            ],
+            {"lease_owner": owner, "lease_until": lease_until},
+            limit,
         )
         return [action_from_row(r._mapping) for r in rows]
 

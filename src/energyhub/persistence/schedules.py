@@ -11,6 +11,7 @@ from sqlalchemy import bindparam, func, select, type_coerce, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from energyhub.domain.schedules import ScheduleState
+from energyhub.persistence.leases import claim_due
 from energyhub.persistence.tables import actions, schedules
 from energyhub.persistence.types import UTCDateTime
 from energyhub.ports.storage import StoredSchedule
@@ -93,19 +94,14 @@ class SqlScheduleRepository:
         self, now: datetime, lease_until: datetime, limit: int
     ) -> Sequence[StoredSchedule]:
         """Active schedules due by `now`, leased until `lease_until` (their new `due_at`)."""
-        due = (
-            select(_C.pk)
-            .where(_C.due_at <= now, _C.state == ScheduleState.ACTIVE.value)
-            .order_by(_C.due_at)
-            .limit(limit)
+        rows = await claim_due(
+            self._c,
+            schedules,
+            [_C.due_at <= now, _C.state == ScheduleState.ACTIVE.value],
+            {"due_at": lease_until},
+            limit,
+            order_by="pk",
         )
-        if self._postgres:
-            due = due.with_for_update(skip_locked=True)
-        pks = [r.pk for r in await self._c.execute(due)]
-        if not pks:
-            return []
-        await self._c.execute(update(schedules).where(_C.pk.in_(pks)).values(due_at=lease_until))
-        rows = await self._c.execute(select(schedules).where(_C.pk.in_(pks)).order_by(_C.pk))
         return [schedule_from_row(r._mapping) for r in rows]
 
     async def next_due_at(self) -> datetime | None:

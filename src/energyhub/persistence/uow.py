@@ -13,6 +13,7 @@ from energyhub.domain.accounts import Environment
 from energyhub.domain.actions import Action
 from energyhub.domain.devices import Device
 from energyhub.persistence.accounts import SqlAccountRepository
+from energyhub.persistence.action_steps import SqlActionStepRepository
 from energyhub.persistence.actions import SqlActionRepository
 from energyhub.persistence.devices import SqlDeviceRepository
 from energyhub.persistence.events import SqlEventRepository
@@ -33,6 +34,7 @@ class SqlUnitOfWork:
     accounts: SqlAccountRepository
     devices: SqlDeviceRepository
     actions: SqlActionRepository
+    steps: SqlActionStepRepository
     events: SqlEventRepository
     webhooks: SqlWebhookRepository
     sessions: SqlSessionRepository
@@ -56,6 +58,7 @@ class SqlUnitOfWork:
         self.accounts = SqlAccountRepository(self._connection)
         self.devices = SqlDeviceRepository(self._connection)
         self.actions = SqlActionRepository(self._connection)
+        self.steps = SqlActionStepRepository(self._connection)
         self.events = SqlEventRepository(self._connection)
         self.webhooks = SqlWebhookRepository(self._connection)
         self.sessions = SqlSessionRepository(self._connection)

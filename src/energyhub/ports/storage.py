@@ -14,6 +14,7 @@ from energyhub.domain.actions import Action
 from energyhub.domain.capabilities import DeviceType
 from energyhub.domain.deliveries import DueDelivery, WebhookDelivery, WebhookEndpoint
 from energyhub.domain.devices import Device, User, Vehicle
+from energyhub.domain.dispatch import ActionStep, DeviceChange
 from energyhub.domain.events import OutboxEvent
 from energyhub.domain.history import StateSample
 from energyhub.domain.linking import LinkedAccount, LinkSession
@@ -112,6 +113,22 @@ class ActionRepository(PushActions, Protocol):
         self, owner: str, now: datetime, lease_until: datetime, limit: int
     ) -> Sequence[Action]: ...
     async def next_due_at(self) -> datetime | None: ...
+
+
+class ActionStepRepository(Protocol):
+    """Where the dispatcher's decisions are stored: an action's changed fields, its
+    device's changes, and the device's `lastAction` while the action is its newest."""
+
+    async def record(self, step: ActionStep, *, held_by: str | None) -> bool:
+        """Stores one step; with `held_by`, only while that owner still holds the lease
+        (False, and nothing stored, when it does not)."""
+        ...
+
+    async def record_many(self, steps: Sequence[ActionStep]) -> None:
+        """Many steps in a few statements; the caller has checked (and locked) the leases."""
+        ...
+
+    async def change_device(self, device_id: str, change: DeviceChange) -> None: ...
 
 
 class EventRepository(Protocol):
@@ -332,6 +349,8 @@ class UnitOfWork(PushUnitOfWork, Protocol):
     def devices(self) -> DeviceRepository: ...
     @property
     def actions(self) -> ActionRepository: ...
+    @property
+    def steps(self) -> ActionStepRepository: ...
     @property
     def webhooks(self) -> WebhookRepository: ...
     @property

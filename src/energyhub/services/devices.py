@@ -11,11 +11,10 @@ from energyhub.domain.capabilities import DeviceType
 from energyhub.domain.clock import Clock
 from energyhub.domain.devices import CacheType, Device, StateSource, User, Vehicle, is_fresh
 from energyhub.domain.errors import DeviceNotFound, UserNotFound
-from energyhub.domain.history import SAMPLES_KEPT, sample_of
-from energyhub.domain.readings import DeviceReading, DriverError
 from energyhub.ports.devices import DeviceDriver
-from energyhub.ports.storage import PushUnitOfWork, UnitOfWork, UnitOfWorkFactory
+from energyhub.ports.storage import PushUnitOfWork, UnitOfWorkFactory
 from energyhub.services.changes import DeviceChangeFeed
+from energyhub.services.device_pull import DevicePull
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +43,7 @@ class DeviceService:
         self._drivers = drivers
         self._clock = clock
         self._changes = changes
+        self._pull = DevicePull(drivers)
 
     async def read(
         self, principal: Principal, device_type: DeviceType, device_id: str, cache_type: CacheType
@@ -62,13 +62,10 @@ class DeviceService:
 
     async def pull(self, device: Device) -> DeviceView:
         """Ask the driver for the device's state now and store it (also when it failed)."""
+        reading = await self._pull.read(device, self._clock.now())
         now = self._clock.now()
-        try:
-            reading = await self._drivers[device.driver].read(device, now)
-        except DriverError:
-            reading = DeviceReading(state=device.state, available=False)
         async with self._uow() as tx:
-            vehicle = await self._store_reading(tx, device, reading)
+            vehicle = await self._pull.store(tx, device, reading, now)
         self._changes.publish(device.id)
         updated = replace(
             device,
@@ -78,37 +75,6 @@ class DeviceService:
             updated_at=now,
         )
         return DeviceView(updated, vehicle, StateSource.LIVE)
-
-    async def _store_reading(
-        self, tx: UnitOfWork, device: Device, reading: DeviceReading
-    ) -> Vehicle | None:
-        now = self._clock.now()
-        await tx.devices.update_device(
-            device.id,
-            state=reading.state,
-            available=reading.available,
-            last_pulled_at=now,
-            updated_at=now,
-        )
-        if reading.available and not self._drivers[device.driver].instant:
-            # hardware has no history to ask for later: keep what each pull saw
-            sample = sample_of(device.type, reading.state, now)
-            await tx.samples.add_sample(device.id, sample, now - SAMPLES_KEPT)
-        if device.vehicle_id is None or reading.vehicle is None:
-            return (await tx.devices.vehicles_for_chargers([device.id])).get(device.id)
-        seen = reading.vehicle
-        vehicle = Vehicle(
-            id=device.vehicle_id,
-            user_id=device.user_id,
-            charger_id=device.id,
-            vendor=seen.vendor,
-            model=seen.model,
-            vin=seen.vin,
-            battery_capacity_kwh=seen.battery_capacity_kwh,
-            state_of_charge=seen.state_of_charge,
-        )
-        await tx.devices.upsert_vehicle(vehicle, device.account_id, device.environment, now)
-        return vehicle
 
     async def list_page(
         self,

@@ -9,15 +9,22 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from types import TracebackType
 from typing import Any, Self
 
+from energyhub.domain.accounts import Environment
+from energyhub.domain.actions import Action, ActionState, DueKind, last_action_body
+from energyhub.domain.capabilities import DeviceType
 from energyhub.domain.clock import FakeClock
 from energyhub.domain.deliveries import DueDelivery, WebhookDelivery, WebhookEndpoint
-from energyhub.domain.devices import Device
+from energyhub.domain.devices import Device, Vehicle
+from energyhub.domain.dispatch import ActionStep, DeviceChange
 from energyhub.domain.events import OutboxEvent
+from energyhub.domain.history import StateSample
+from energyhub.domain.pushes import PushPlan
 from energyhub.domain.readings import CommandReceipt, CommandRequest, DeviceReading, DriverError
+from energyhub.domain.sandbox_profiles import new_sandbox_device, profile_for
 from energyhub.domain.webhooks import DeliveryStatus
 from energyhub.ports.webhooks import AttemptOutcome, WebhookRequest
 
@@ -39,6 +46,9 @@ class Tables:
     deliveries: dict[str, WebhookDelivery] = field(default_factory=dict)
     delivery_leases: dict[str, Lease] = field(default_factory=dict)
     devices: dict[str, Device] = field(default_factory=dict)
+    actions: dict[str, Action] = field(default_factory=dict)
+    samples: list[tuple[str, StateSample]] = field(default_factory=list)
+    vehicles: dict[str, Vehicle] = field(default_factory=dict)
 
 
 class FakeEvents:
@@ -157,16 +167,166 @@ class FakeWebhooks:
 
 
 class FakeDevices:
-    """The part of `ports.storage.DeviceRepository` the use cases here read."""
+    """The part of `ports.storage.DeviceRepository` the push and the dispatcher use."""
 
     def __init__(self, t: Tables) -> None:
         self.t = t
 
+    async def get_device(
+        self, account_id: str, environment: Environment, device_id: str, *, lock: bool = False
+    ) -> Device | None:
+        device = self.t.devices.get(device_id)
+        if device is None or (device.account_id, device.environment) != (account_id, environment):
+            return None
+        return device
+
     async def get_device_by_id(self, device_id: str) -> Device | None:
         return self.t.devices.get(device_id)
 
+    async def get_devices_by_ids(self, device_ids: Sequence[str]) -> Sequence[Device]:
+        return [self.t.devices[i] for i in device_ids if i in self.t.devices]
+
     async def update_device(self, device_id: str, **values: Any) -> None:
         self.t.devices[device_id] = replace(self.t.devices[device_id], **values)
+
+    async def update_device_if(
+        self, device_id: str, expected: dict[str, Any], **values: Any
+    ) -> bool:
+        device = self.t.devices[device_id]
+        if any(getattr(device, name) != value for name, value in expected.items()):
+            return False
+        await self.update_device(device_id, **values)
+        return True
+
+    async def vehicles_for_chargers(self, charger_ids: Sequence[str]) -> dict[str, Vehicle]:
+        found = {}
+        for vehicle in self.t.vehicles.values():
+            if vehicle.charger_id is not None and vehicle.charger_id in charger_ids:
+                found[vehicle.charger_id] = vehicle
+        return found
+
+    async def upsert_vehicle(
+        self, vehicle: Vehicle, account_id: str, environment: Environment, now: datetime
+    ) -> None:
+        self.t.vehicles[vehicle.id] = vehicle
+
+
+class FakeActions:
+    """The part of `ports.storage.ActionRepository` the push and the dispatcher use; leases
+    as the SQL one keeps them (a claim takes what is due and not held, or whose lease ran
+    out)."""
+
+    def __init__(self, t: Tables, clock: FakeClock) -> None:
+        self.t = t
+        self.clock = clock
+
+    async def in_play(self, device_id: str, now: datetime) -> Sequence[Action]:
+        return [a for a in self.t.actions.values() if a.device_id == device_id and a.in_play(now)]
+
+    async def add(self, action: Action) -> None:
+        self.t.actions[action.id] = action
+
+    async def update(self, action_id: str, *, held_by: str | None = None, **values: Any) -> bool:
+        action = self.t.actions.get(action_id)
+        if action is None or (held_by is not None and action.lease_owner != held_by):
+            return False
+        self.t.actions[action_id] = replace(action, **values)
+        return True
+
+    async def get_by_id(self, action_id: str) -> Action | None:
+        return self.t.actions.get(action_id)
+
+    async def claim_due(
+        self, owner: str, now: datetime, lease_until: datetime, limit: int
+    ) -> Sequence[Action]:
+        due = [
+            a
+            for a in self.t.actions.values()
+            if a.due_at is not None
+            and a.due_at <= now
+            and (a.lease_until is None or a.lease_until <= now)
+        ]
+        claimed = []
+        for action in sorted(due, key=lambda a: a.due_at or now)[:limit]:
+            leased = replace(action, lease_owner=owner, lease_until=lease_until)
+            self.t.actions[action.id] = leased
+            claimed.append(leased)
+        return claimed
+
+    async def next_due_at(self) -> datetime | None:
+        due = [a.lease_until or a.due_at for a in self.t.actions.values() if a.due_at]
+        return min((d for d in due if d is not None), default=None)
+
+    async def held_by(self, owner: str, action_ids: Sequence[str]) -> set[str]:
+        return {i for i in action_ids if self.t.actions[i].lease_owner == owner}
+
+    async def superseded(self, action_ids: Sequence[str]) -> set[str]:
+        """Those whose device has since accepted an action that starts later."""
+        found = set()
+        for action_id in action_ids:
+            action = self.t.actions[action_id]
+            if any(
+                other.device_id == action.device_id
+                and other.start > action.start
+                and other.acknowledged_at is not None
+                for other in self.t.actions.values()
+            ):
+                found.add(action_id)
+        return found
+
+    async def extend_leases(
+        self, owner: str, action_ids: Sequence[str], lease_until: datetime
+    ) -> None:
+        for action_id in action_ids:
+            if self.t.actions[action_id].lease_owner == owner:
+                await self.update(action_id, lease_until=lease_until)
+
+
+class FakeSteps:
+    """`ports.storage.ActionStepRepository`: a step's changed fields, its device's change,
+    and `lastAction` while the action is the device's newest."""
+
+    def __init__(self, t: Tables) -> None:
+        self.t = t
+
+    async def record(self, step: ActionStep, *, held_by: str | None) -> bool:
+        action = self.t.actions.get(step.action.id)
+        if action is None or (held_by is not None and action.lease_owner != held_by):
+            return False
+        self.t.actions[action.id] = replace(action, **step.stored())
+        device = self.t.devices[action.device_id]
+        if step.last_action is not None and device.last_action_id in (None, action.id):
+            device = replace(device, last_action_id=action.id, last_action=dict(step.last_action))
+        self.t.devices[device.id] = device
+        if step.device is not None:
+            await self.change_device(device.id, step.device)
+        return True
+
+    async def record_many(self, steps: Sequence[ActionStep]) -> None:
+        for step in steps:
+            await self.record(step, held_by=None)
+
+    async def change_device(self, device_id: str, change: DeviceChange) -> None:
+        values: dict[str, Any] = {"updated_at": change.at}
+        if change.mode is not None:
+            values.update(mode_action_id=change.mode.action_id, mode_command=change.mode.command)
+        if change.driver_state is not None:
+            values["sim"] = dict(change.driver_state)
+        if change.reading is not None:
+            values.update(
+                state=change.reading.state,
+                available=change.reading.available,
+                last_pulled_at=change.at,
+            )
+        self.t.devices[device_id] = replace(self.t.devices[device_id], **values)
+
+
+class FakeSamples:
+    def __init__(self, t: Tables) -> None:
+        self.t = t
+
+    async def add_sample(self, device_id: str, sample: StateSample, keep_after: datetime) -> None:
+        self.t.samples.append((device_id, sample))
 
 
 class FakeUnitOfWork:
@@ -187,6 +347,9 @@ class FakeUnitOfWork:
         self.events = FakeEvents(self.t)
         self.webhooks = FakeWebhooks(self.t)
         self.devices = FakeDevices(self.t)
+        self.actions = FakeActions(self.t, self._db.clock)
+        self.steps = FakeSteps(self.t)
+        self.samples = FakeSamples(self.t)
         return self
 
     async def __aexit__(
@@ -205,12 +368,39 @@ class FakeUnitOfWork:
     def after_commit(self, callback: Callable[[], None]) -> None:
         self._callbacks.append(callback)
 
+    async def device_for_push(
+        self, account_id: str, environment: Environment, device_id: str, now: datetime
+    ) -> tuple[Device, Sequence[Action]] | None:
+        device = await self.devices.get_device(account_id, environment, device_id, lock=True)
+        if device is None:
+            return None
+        return device, await self.actions.in_play(device_id, now)
+
+    async def add_action(self, plan: PushPlan) -> None:
+        """As `persistence.uow`: the displaced actions as they become, the new one, and the
+        device's `lastAction` (and its mode, when the device already took the command)."""
+        for ended in (*plan.cancelled, *plan.cut):
+            self.t.actions[ended.id] = ended
+        await self.actions.add(plan.action)
+        change = plan.device
+        values: dict[str, Any] = {
+            "updated_at": change.updated_at,
+            "last_action_id": change.last_action.id,
+            "last_action": last_action_body(change.last_action),
+        }
+        if change.mode_from is not None:
+            values.update(mode_action_id=change.mode_from.id, mode_command=change.mode_from.command)
+        if change.sim is not None:
+            values["sim"] = dict(change.sim)
+        await self.devices.update_device(plan.action.device_id, **values)
+
 
 class FakeDatabase:
     """The committed tables; called, it opens a unit of work (a `UnitOfWorkFactory`).
     `fail_next`: how many of the next units of work fail to open."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock: FakeClock) -> None:
+        self.clock = clock
         self.tables = Tables()
         self.commits = 0
         self.fail_next = 0
@@ -233,6 +423,7 @@ class FakeDriver:
     refusals_left: int | None = None  # None: every command while `refuse` is set
     reading: DeviceReading | None = None
     completes_after: float = 0.0  # seconds until an accepted command counts as done
+    during_send: Callable[[], None] | None = None  # what else happens while a command runs
     settings_written: list[tuple[str, Mapping[str, float | bool]]] = field(default_factory=list)
 
     async def read(self, device: Device, now: datetime) -> DeviceReading:
@@ -244,6 +435,8 @@ class FakeDriver:
         self, device: Device, request: CommandRequest, now: datetime
     ) -> CommandReceipt:
         self.sent.append((device.id, request))
+        if self.during_send is not None:
+            self.during_send()
         if self.refuse is not None and self.refusals_left != 0:
             if self.refusals_left is not None:
                 self.refusals_left -= 1
@@ -301,3 +494,50 @@ class FakeCipher:
 
     def rotate(self, token: str) -> str:
         return token
+
+
+# --- a world of devices -------------------------------------------------------------------
+def battery(device_id: str, now: datetime, **changes: Any) -> Device:
+    """A sandbox battery of account `acc_1` (its driver name is `sandbox`; tests map it to a
+    `FakeDriver`)."""
+    device = new_sandbox_device(
+        profile_for(DeviceType.BATTERY, None),
+        device_id=device_id,
+        account_id="acc_1",
+        environment=Environment.SANDBOX,
+        user_id="user_1",
+        timezone="Europe/Berlin",
+        now=now - timedelta(days=1),
+    )
+    return replace(device, **changes)
+
+
+def waiting_action(
+    action_id: str, device: Device, start: datetime, end: datetime | None = None, **changes: Any
+) -> Action:
+    """An action scheduled for `start`, due then for its dispatch."""
+    action = Action(
+        id=action_id,
+        account_id=device.account_id,
+        environment=device.environment.value,
+        device_id=device.id,
+        device_type=device.type,
+        command="charge",
+        parameters={"power": {"value": 2, "unit": "kW"}},
+        device_parameters={"power": 2.0},
+        state=ActionState.SCHEDULED,
+        start=start,
+        end=end,
+        on_conflict=None,
+        result=None,
+        error_code=None,
+        error_message=None,
+        deferred_until=None,
+        acknowledged_at=None,
+        completed_at=None,
+        created_at=start - timedelta(hours=1),
+        updated_at=start - timedelta(hours=1),
+        due_at=start,
+        due_kind=DueKind.DISPATCH,
+    )
+    return replace(action, **changes)

@@ -19,7 +19,7 @@ from energyhub.domain.sandbox_profiles import new_sandbox_device, profile_for
 from energyhub.domain.webhooks import EventType
 
 NOW = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
-LEASED = {"lease_owner": "worker", "lease_until": NOW + timedelta(seconds=5)}
+LEASED: dict[str, Any] = {"lease_owner": "worker", "lease_until": NOW + timedelta(seconds=5)}
 OFFLINE = DriverError("DEVICE_OFFLINE", "The device is offline.", retryable=True)
 REFUSED = DriverError("COMMAND_REJECTED", "The device refused.", retryable=False)
 

@@ -29,7 +29,7 @@ SEED = 7
 class World:
     def __init__(self, statuses: list[int | None] | None = None) -> None:
         self.clock = FakeClock(NOW)
-        self.db = FakeDatabase()
+        self.db = FakeDatabase(self.clock)
         self.cipher = FakeCipher()
         self.client = FakeAttemptSender(self.clock, statuses or [200])
         self.sender = WebhookSender(

@@ -26,6 +26,7 @@ from energyhub.config import Settings
 from energyhub.domain.accounts import Environment
 from energyhub.domain.clock import FakeClock
 from energyhub.persistence.tables import link_sessions, linked_accounts, webhook_events
+from tests.sunspec_peer import STORAGE_LAYOUT, SunspecPeer
 from tests.support import Api, Caller, open_api
 
 VOLTA = {"email": "user@volta.test", "password": "volta-pass"}
@@ -730,6 +731,27 @@ async def test_a_sunspec_battery_that_does_not_answer_is_refused(api: Api) -> No
     ]
     await flow.send(host="127.0.0.1", port=str(closed_port()), unit_id="1")
     assert flow.errors()[0].startswith("No SunSpec battery answers at 127.0.0.1:")
+
+
+async def test_a_live_sunspec_battery_linked_sends_device_connected_once(api: Api) -> None:
+    """Commissioning sends the battery's `device.connected` (as for a charger); the link
+    adds none of its own, and linking it again is `device.reconnected`."""
+    caller = await api.caller(Environment.LIVE)
+    async with SunspecPeer(STORAGE_LAYOUT) as peer:
+        address = {"host": "127.0.0.1", "port": str(peer.port), "unit_id": "1"}
+        for _ in range(2):
+            flow, _ = await start(api, caller, vendor="sunspec")
+            await flow.send(**address)
+            assert flow.title() == "Choose the devices to connect", flow.errors()
+            await flow.send(device=[f"127.0.0.1:{peer.port}/1"])
+            await flow.send("allow")
+            assert flow.title() == "Your devices are connected"
+    [account] = await linked(api, caller)
+    [device_id] = account["deviceIds"]
+    connected = await events(api, "device.connected")
+    assert [e["payload"]["deviceId"] for e in connected] == [device_id]
+    reconnected = await events(api, "device.reconnected")
+    assert [e["payload"]["deviceId"] for e in reconnected] == [device_id]
 
 
 def closed_port() -> int:

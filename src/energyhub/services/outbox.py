@@ -14,7 +14,7 @@ from energyhub.domain.clock import Clock
 from energyhub.domain.devices import Device
 from energyhub.domain.events import EventDelays, OutboxEvent, device_event, push_event
 from energyhub.domain.webhooks import EventType
-from energyhub.ports.storage import UnitOfWork
+from energyhub.ports.storage import PushUnitOfWork
 from energyhub.services.ids import prefixed_id
 
 
@@ -42,8 +42,9 @@ class Outbox:
             deliver_after=now + self._delays.for_event(environment, event),
         )
 
-    async def record(self, tx: UnitOfWork, events: Sequence[OutboxEvent]) -> None:
-        """Writes `events` in `tx` and announces them once `tx` has committed."""
+    async def record(self, tx: PushUnitOfWork, events: Sequence[OutboxEvent]) -> None:
+        """Writes `events` in `tx` (any unit of work, the push's fast one too) and announces
+        them once `tx` has committed."""
         if not events:
             return
         await tx.events.add(events)
@@ -51,7 +52,7 @@ class Outbox:
 
     async def record_device_event(
         self,
-        tx: UnitOfWork,
+        tx: PushUnitOfWork,
         device: Device,
         event: EventType,
         *,

@@ -1,32 +1,29 @@
-"""Actions driven at random through the real services on SQLite, checked against a model of
-the action lifecycle written here, independently of `domain/actions.py`.
+"""Actions driven at random through the domain's decisions, checked against a model of the
+action lifecycle written here, independently of `domain/actions.py`.
 
-Pushes (random start, end and onConflict), cancels, clock advances that let the real
-`Dispatcher` run what is due, and a worker that dies in the middle of a device call: its
-lease runs out, a second worker takes the work over, and the first one's late answer must
-change nothing. The device is a scripted driver whose answer the test picks per action.
+The system under test is what decides a push and a device's answer: `plan_push`
+(`domain/pushes.py`), `end_waiting` for a cancel, and `domain/dispatch.py`'s steps
+(accepted, refused with `retry_deadline` and the retry policy, completed, restored), over
+actions kept in memory. `Harness` is only the glue the services are (store what a decision
+returns, call the device, take due work in due order); storage, leases and crashes are the
+integration tests' business (`test_dispatch_leases`, `test_crash_safety`).
 
-After every step each action's stored state, tries and `deferredUntil` must be what the
-model predicts from `LIFECYCLE` (a state change the table lacks is a failure, and so is a
-missing one), each device call counted where the model expects one, each final state
-reached once (one `push.completed` / `push.failed` event), no two occupied spans of a
-device overlapping, and no retry planned after a newer action's start.
+Pushes (random start, end and onConflict), cancels, and clock advances that run what is
+due; the device's answers are drawn per call. After every step each action's state, tries
+and `deferredUntil` must be what the model predicts from `LIFECYCLE` (a state change the
+table lacks is a failure, and so is a missing one), each final state reached once (one
+`push.completed` / `push.failed` event), no two occupied spans of a device overlapping, and
+no retry planned after a newer action's start.
 """
 
 from __future__ import annotations
 
-import asyncio
-import shutil
 from collections import Counter
-from collections.abc import Callable, Coroutine
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from itertools import count, pairwise
-from pathlib import Path
-from typing import Any, TypeVar
 from zoneinfo import ZoneInfo
 
-import pytest
 from hypothesis import event, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (
@@ -36,22 +33,18 @@ from hypothesis.stateful import (
     rule,
     run_state_machine_as_test,
 )
-from sqlalchemy import select
 
-from energyhub.bootstrap import Container, build_container
-from energyhub.config import Settings
+from energyhub.domain import dispatch as decide
 from energyhub.domain import errors
-from energyhub.domain.accounts import Environment, Principal
-from energyhub.domain.actions import RetryPolicy
+from energyhub.domain.accounts import Environment
+from energyhub.domain.actions import Action, ActionTrigger, DueKind, RetryPolicy
 from energyhub.domain.capabilities import ConflictStrategy, DeviceType
-from energyhub.domain.clock import FakeClock
+from energyhub.domain.conflicts import retry_deadline
 from energyhub.domain.devices import Device
-from energyhub.domain.readings import CommandReceipt, CommandRequest, DeviceReading, DriverError
-from energyhub.persistence.engine import create_engine, migrate
-from energyhub.persistence.tables import actions, webhook_events
-from energyhub.services.actions import PushFailed, PushRequest
-from energyhub.services.changes import DeviceChangeFeed
-from energyhub.services.dispatch import LEASE, Dispatcher
+from energyhub.domain.dispatch import ActionStep, as_device_action
+from energyhub.domain.pushes import PushRequest, end_waiting, plan_push
+from energyhub.domain.readings import CommandReceipt, DeviceReading, DriverError
+from energyhub.domain.sandbox_profiles import new_sandbox_device, profile_for
 
 # --- the model: the lifecycle as the test understands it ---------------------------------
 LIFECYCLE: dict[tuple[str | None, str], str] = {
@@ -78,59 +71,126 @@ MAX_TRIES = len(RETRY_DELAYS) + 1
 QUICK_RETRIES = 2  # an immediate push's quick retries of a transient refusal
 COMPLETES_AFTER = timedelta(seconds=2)
 SECOND = timedelta(seconds=1)
+LEASE = timedelta(seconds=5)
 STARTS = (
     datetime(2026, 3, 29, 0, 45, tzinfo=UTC),  # a quarter of an hour before the DST gap
     datetime(2026, 10, 25, 0, 15, tzinfo=UTC),  # shortly before the DST fold
 )
 BERLIN = ZoneInfo("Europe/Berlin")
-T = TypeVar("T")
 ANSWERS = st.sampled_from(["accepted", "retryable", "refused", "retryable"])
+REFUSED = (
+    errors.ActionConflict,
+    errors.ConflictInExecution,
+    errors.StartOutOfRange,
+    errors.InvalidRequest,
+)
 
 
 def floor_second(instant: datetime) -> datetime:
     return instant.replace(microsecond=0)
 
 
-# --- the device -------------------------------------------------------------------------
-class ScriptedDevice:
-    """Answers each action's calls from the list the test set for it (then `accepted`); a
-    call can be held until the test releases it, as a device that has not answered yet."""
+# --- the system: the domain's decisions over actions kept in memory -----------------------
+@dataclass
+class Harness:
+    """What the services do around the decisions, and no more: read the actions in play,
+    store what a decision returns, call the device (an immediate push retries a transient
+    refusal quickly), and run due work in due order."""
 
-    def __init__(self, instant: bool) -> None:
-        self.instant = instant
-        self.answers: dict[str, list[str]] = {}
-        self.next_push: list[str] = []  # for the next action the test cannot name yet
-        self.calls: Counter[str] = Counter()
-        self.hold: asyncio.Event | None = None
-        self.holding = asyncio.Event()
+    devices: dict[str, Device]
+    retry: RetryPolicy = field(default_factory=lambda: RetryPolicy(RETRY_DELAYS))
+    actions: dict[str, Action] = field(default_factory=dict)  # in creation order
+    events: Counter[tuple[str, str]] = field(default_factory=Counter)
+    ids: count[int] = field(default_factory=count)
 
-    async def read(self, device: Device, now: datetime) -> DeviceReading:
-        return DeviceReading(state=device.state, pulled_at=now)
+    def in_play(self, device_id: str, now: datetime) -> list[Action]:
+        return [a for a in self.actions.values() if a.device_id == device_id and a.in_play(now)]
 
-    async def send_command(
-        self, device: Device, request: CommandRequest, now: datetime
-    ) -> CommandReceipt:
-        if request.action_id is None:  # a window's restore: not an action's call
-            return CommandReceipt({"accepted": True})
-        self.calls[request.action_id] += 1
-        if request.action_id not in self.answers:
-            self.answers[request.action_id], self.next_push = self.next_push, []
-        script = self.answers[request.action_id]
-        answer = script.pop(0) if script else "accepted"
-        if self.hold is not None:
-            hold, self.hold = self.hold, None
-            self.holding.set()
-            await hold.wait()
-        if answer == "retryable":
-            raise DriverError("DEVICE_BUSY", "The device is busy.", retryable=True)
-        if answer == "refused":
-            raise DriverError("DEVICE_REJECTED", "The device refused.", retryable=False)
-        return CommandReceipt({"accepted": True}, COMPLETES_AFTER.total_seconds())
+    def push(
+        self, device_id: str, request: PushRequest, now: datetime, script: list[str]
+    ) -> Action:
+        plan = plan_push(
+            self.devices[device_id],
+            self.in_play(device_id, now),
+            request,
+            now,
+            action_id=f"act-{next(self.ids)}",
+            lease_owner="push:request",
+            lease_until=now + LEASE,
+        )
+        for displaced in (*plan.cancelled, *plan.cut):
+            self.actions[displaced.id] = displaced
+        self.actions[plan.action.id] = plan.action
+        if plan.immediate:
+            self.dispatch(plan.action, now, script, immediate=True)
+        return self.actions[plan.action.id]
 
-    async def write_settings(self, device: Device, values: Any, now: datetime) -> None:
-        raise AssertionError("not used")
+    def cancel(self, action_id: str, now: datetime) -> None:
+        action = self.actions[action_id]
+        if action.in_flight(now):
+            raise errors.ActionNotCancellable("being dispatched")
+        self.actions[action_id] = end_waiting(action, ActionTrigger.CANCEL, now)
+
+    def call(self, script: list[str], immediate: bool) -> CommandReceipt | DriverError:
+        """The device's answer; an immediate push's transient refusals are retried."""
+        for attempt in count():
+            answer = script.pop(0) if script else "accepted"
+            if answer != "retryable" or not immediate or attempt >= QUICK_RETRIES:
+                break
+        if answer == "accepted":
+            return CommandReceipt({"accepted": True}, COMPLETES_AFTER.total_seconds())
+        retryable = answer == "retryable"
+        code = "DEVICE_BUSY" if retryable else "DEVICE_REJECTED"
+        return DriverError(code, f"The device answered {answer}.", retryable=retryable)
+
+    def dispatch(self, action: Action, now: datetime, script: list[str], immediate: bool) -> None:
+        device = self.devices[action.device_id]
+        outcome = self.call(script, immediate)
+        if isinstance(outcome, CommandReceipt):
+            self.store(decide.accepted(action, device, outcome, now))
+            return
+        next_try = None
+        if outcome.retryable and not immediate:
+            others = [as_device_action(a, now) for a in self.in_play(action.device_id, now)]
+            deadline = retry_deadline(as_device_action(action, now), others, now)
+            next_try = self.retry.next_try_at(action.tries + 1, now, deadline)
+        self.store(decide.refused(action, outcome, now, next_try, immediate=immediate))
+
+    def run_due(self, now: datetime, answers: dict[str, str]) -> None:
+        """Due dispatches in due order, each answered as `answers` says; then completions
+        and window ends."""
+        due = sorted(
+            (a for a in self.actions.values() if a.due_at is not None and a.due_at <= now),
+            key=lambda a: a.due_at or now,
+        )
+        for action in due:
+            if action.due_kind is DueKind.DISPATCH:
+                self.dispatch(action, now, [answers[action.id]], immediate=False)
+        for action in due:
+            device = self.devices[action.device_id]
+            if action.due_kind is DueKind.COMPLETE:
+                reading = DeviceReading(state=device.state, pulled_at=now)
+                self.store(decide.completed(action, reading, now))
+            elif action.due_kind is DueKind.RESTORE:
+                restore = decide.restore_request(action, device)
+                if restore is None:
+                    self.store(decide.restore_ended(action, now))
+                else:
+                    self.store(decide.restored(action, CommandReceipt({}), now))
+
+    def store(self, step: ActionStep) -> None:
+        self.actions[step.action.id] = step.action
+        if step.device is not None and step.device.mode is not None:
+            device = self.devices[step.action.device_id]
+            mode = step.device.mode
+            self.devices[device.id] = replace(
+                device, mode_command=mode.command, mode_action_id=mode.action_id
+            )
+        if step.event is not None:
+            self.events[(step.action.id, step.event[0].value)] += 1
 
 
+# --- the model ------------------------------------------------------------------------------
 @dataclass
 class Expected:
     """One action as the model sees it."""
@@ -163,57 +223,29 @@ class Expected:
         return None if self.state in ENDED else (lo, hi)
 
 
-class ActionsOnSqlite(RuleBasedStateMachine):
-    def __init__(self, template: Path, workdir: Path) -> None:
+class ActionLifecycle(RuleBasedStateMachine):
+    def __init__(self) -> None:
         super().__init__()
-        self.runner = asyncio.Runner()
-        self.workdir = workdir
-        shutil.copy(template, workdir / "energyhub.db")
-        self.clock = FakeClock(STARTS[0])
-        self.container: Container | None = None
+        self.now = STARTS[0]
         self.expected: dict[str, Expected] = {}
         self.devices: list[str] = []
-        self.device = ScriptedDevice(instant=True)
+        self.system = Harness({})
 
-    def run(self, work: Callable[[], Coroutine[Any, Any, T]]) -> T:
-        return self.runner.run(work())
-
-    @property
-    def app(self) -> Container:
-        assert self.container is not None
-        return self.container
-
-    def teardown(self) -> None:
-        if self.container is not None:
-            self.run(self.container.aclose)
-        self.runner.close()
-
-    @initialize(start=st.sampled_from(STARTS), instant=st.booleans())
-    def open_service(self, start: datetime, instant: bool) -> None:
-        self.clock.set(start)
-        self.device = ScriptedDevice(instant)
-        self.run(lambda: self._open(instant))
-
-    async def _open(self, instant: bool) -> None:
-        url = f"sqlite+aiosqlite:///{self.workdir / 'energyhub.db'}"
-        settings = Settings(
-            database_url=url,
-            key_cache_ttl_s=0,
-            immediate_retry_backoff_s=(0,) * QUICK_RETRIES,
-            deferral_retry_s=tuple(d.total_seconds() for d in RETRY_DELAYS),
-        )
-        self.container = await build_container(settings, self.clock, run_migrations=False)
-        self.container.drivers["scripted"] = self.device
-        account = await self.app.services.accounts.create_account("model")
-        key = await self.app.services.accounts.create_key(account.id, Environment.SANDBOX)
-        self.principal = Principal(account.id, Environment.SANDBOX, key.api_key.id)
-        for _ in range(2):
-            made = await self.app.services.sandbox.create_device(
-                self.principal, DeviceType.BATTERY, "user-1", timezone="Europe/Berlin"
+    @initialize(start=st.sampled_from(STARTS))
+    def open_service(self, start: datetime) -> None:
+        self.now = start
+        for n in range(2):
+            device = new_sandbox_device(
+                profile_for(DeviceType.BATTERY, None),
+                device_id=f"bat-{n}",
+                account_id="acc-1",
+                environment=Environment.SANDBOX,
+                user_id="user-1",
+                timezone="Europe/Berlin",
+                now=start,
             )
-            async with self.app.uow() as tx:
-                await tx.devices.update_device(made.device.id, driver="scripted")
-            self.devices.append(made.device.id)
+            self.system.devices[device.id] = device
+            self.devices.append(device.id)
 
     # --- what the model expects ----------------------------------------------------------
     def move(self, action: Expected, happening: str) -> None:
@@ -273,24 +305,10 @@ class ActionsOnSqlite(RuleBasedStateMachine):
             self.move(action, "device_completed")
             action.completes_at = None
 
-    def stored(self) -> tuple[dict[str, Any], Counter[tuple[str, str]]]:
-        async def read() -> tuple[dict[str, Any], Counter[tuple[str, str]]]:
-            async with self.app.engine.connect() as connection:
-                rows = {r.id: r for r in await connection.execute(select(actions))}
-                found = await connection.execute(
-                    select(webhook_events.c.type, webhook_events.c.payload)
-                )
-                events = Counter(
-                    (e.payload["actionId"], e.type) for e in found if "actionId" in e.payload
-                )
-            return rows, events
-
-        return self.run(read)
-
     def adopt(self, action_id: str) -> Expected:
         """A new action: where the push placed it is the conflict rules' business."""
-        row = self.stored()[0][action_id]
-        made = Expected(action_id, row.device_id, row.start, row.end)
+        stored = self.system.actions[action_id]
+        made = Expected(action_id, stored.device_id, stored.start, stored.end)
         self.expected[action_id] = made
         return made
 
@@ -310,7 +328,7 @@ class ActionsOnSqlite(RuleBasedStateMachine):
         on_conflict: ConflictStrategy | None,
         answers: list[str],
     ) -> None:
-        now = self.clock.now()
+        now = self.now
         local_now = now.astimezone(BERLIN).replace(tzinfo=None, microsecond=0)
         start = None if offset is None else local_now + timedelta(seconds=offset)
         end = None if duration is None else (start or local_now) + timedelta(seconds=duration)
@@ -321,28 +339,13 @@ class ActionsOnSqlite(RuleBasedStateMachine):
             end=None if end is None else end.isoformat(),
             on_conflict=None if on_conflict is None else on_conflict.value,
         )
-        self.device.next_push = list(answers)
         before = {a.id: a.state for a in self.expected.values()}
         try:
-            pushed = self.run(
-                lambda: self.app.services.actions.push(
-                    self.principal, DeviceType.BATTERY, self.devices[device], request
-                )
-            )
-            action_id = pushed.id
-        except PushFailed as failed:
-            action_id = failed.details["actionId"]
-        except (
-            errors.ActionConflict,
-            errors.ConflictInExecution,
-            errors.StartOutOfRange,
-            errors.InvalidRequest,
-        ) as refusal:
+            pushed = self.system.push(self.devices[device], request, now, list(answers))
+        except REFUSED as refusal:
             event(f"push refused: {refusal.code}")
-            self.device.next_push = []
             return
-        self.device.next_push = []
-        made = self.adopt(action_id)
+        made = self.adopt(pushed.id)
         if made.start > now:
             self.move(made, "scheduled_push")
         else:
@@ -356,13 +359,13 @@ class ActionsOnSqlite(RuleBasedStateMachine):
             self.move(made, "device_accepted" if final == "accepted" else "device_refused")
             if final == "accepted":
                 made.completes_at = now + COMPLETES_AFTER
-        rows = self.stored()[0]
+        actions = self.system.actions
         for other_id, state in before.items():
             other = self.expected[other_id]
-            if rows[other_id].state != state:  # only a replace may end another action
+            if actions[other_id].state.value != state:  # only a replace may end another action
                 assert on_conflict is ConflictStrategy.CANCEL_AND_REPLACE, other_id
                 self.move(other, "replaced")
-            other.start, other.end = rows[other_id].start, rows[other_id].end
+            other.start, other.end = actions[other_id].start, actions[other_id].end
 
     @rule(data=st.data())
     def cancel(self, data: st.DataObject) -> None:
@@ -371,7 +374,7 @@ class ActionsOnSqlite(RuleBasedStateMachine):
         action = data.draw(st.sampled_from(list(self.expected.values())))  # in creation order
         allowed = (action.state, "cancel") in LIFECYCLE
         try:
-            self.run(lambda: self.app.services.actions.cancel(self.principal, action.id))
+            self.system.cancel(action.id, self.now)
         except errors.ActionNotCancellable:
             assert not allowed, f"{action.id}: cancel refused while {action.state}"
             return
@@ -385,23 +388,17 @@ class ActionsOnSqlite(RuleBasedStateMachine):
         data=st.data(),
     )
     def advance(self, milliseconds: int, data: st.DataObject) -> None:
-        """The clock moves on; at each due time on the way the dispatcher runs."""
-        self.run_due_until(self.clock.now() + timedelta(milliseconds=milliseconds), data)
-
-    def run_due_until(self, target: datetime, data: st.DataObject) -> None:
+        """The clock moves on; at each due time on the way the due work runs."""
+        target = self.now + timedelta(milliseconds=milliseconds)
         while True:
             due = [at for a in self.expected.values() if (at := a.due_at()) is not None]
             if not due or min(due) > target:
                 break
-            self.clock.set(max(self.clock.now(), min(due)))
-            self.dispatch_due(data, "worker-b")
-        self.clock.set(max(self.clock.now(), target))
-
-    def dispatch_due(self, data: st.DataObject, owner: str) -> None:
-        now = self.clock.now()
-        answers = self.script_due(data, now)
-        self.run(lambda: self.app.dispatcher.run_due(owner))
-        self.expect_due_work(now, answers)
+            self.now = max(self.now, min(due))
+            answers = self.script_due(data, self.now)
+            self.system.run_due(self.now, answers)
+            self.expect_due_work(self.now, answers)
+        self.now = max(self.now, target)
 
     def script_due(self, data: st.DataObject, now: datetime) -> dict[str, str]:
         answers = {}
@@ -409,77 +406,19 @@ class ActionsOnSqlite(RuleBasedStateMachine):
             at = action.due_at()
             if at is not None and at <= now and action.state != "acknowledged":
                 answers[action.id] = data.draw(ANSWERS, label=f"answer to {action.id}")
-                self.device.answers[action.id] = [answers[action.id]]
         return answers
-
-    @rule(data=st.data(), late_answer=ANSWERS)
-    def a_worker_dies_mid_call(self, data: st.DataObject, late_answer: str) -> None:
-        """Worker A, another process, claims the next due work and calls the device, then
-        stalls (paused, or cut off from the database: it renews no lease); its lease runs out,
-        worker B does the work, then A's answer arrives: it must change nothing."""
-        waiting = [
-            at
-            for a in self.expected.values()
-            if a.state in ("scheduled", "deferred") and (at := a.due_at()) is not None
-        ]
-        if not waiting:
-            return
-        self.run_due_until(min(waiting) - timedelta(microseconds=1), data)
-        self.clock.set(max(self.clock.now(), min(waiting)))
-        stalled_at = self.clock.now()
-        in_batch = [
-            a for a in self.expected.values() if (at := a.due_at()) is not None and at <= stalled_at
-        ]
-        for action in in_batch:
-            self.device.answers[action.id] = [late_answer]
-        hold = asyncio.Event()
-        paused = Dispatcher(
-            self.app.uow,
-            self.app.drivers,
-            self.clock,
-            DeviceChangeFeed(),
-            RetryPolicy(RETRY_DELAYS),
-            renew_every_s=3600,
-        )
-
-        async def start_worker_a() -> asyncio.Task[int]:
-            self.device.hold = hold
-            self.device.holding.clear()
-            task = asyncio.create_task(paused.run_due("worker-a"))
-            await self.device.holding.wait()
-            return task
-
-        worker_a = self.run(start_worker_a)
-        for action in in_batch:
-            if action.state != "acknowledged":
-                action.calls += 1  # A's call; its answer is never recorded
-        self.clock.set(stalled_at + LEASE + SECOND)
-        self.dispatch_due(data, "worker-b")
-        hold.set()
-
-        async def finish_worker_a() -> int:
-            return await worker_a
-
-        self.run(finish_worker_a)
-        event(f"worker A died holding {len(in_batch)} actions")
 
     # --- invariants ------------------------------------------------------------------------
     @invariant()
-    def stored_actions_are_as_the_model_expects(self) -> None:
-        if self.container is None:
-            return
-        rows, events = self.stored()
-        assert set(rows) == set(self.expected), "an action appeared or vanished"
+    def actions_are_as_the_model_expects(self) -> None:
+        actions, events = self.system.actions, self.system.events
+        assert set(actions) == set(self.expected), "an action appeared or vanished"
         for action in self.expected.values():
-            row = rows[action.id]
-            seen = (row.state, row.tries, row.deferred_until)
+            stored = actions[action.id]
+            seen = (stored.state.value, stored.tries, stored.deferred_until)
             assert seen == (action.state, action.tries, action.deferred_until), (
                 f"{action.id}: stored {seen}, the model says "
                 f"{(action.state, action.tries, action.deferred_until)} after {action.path}"
-            )
-            assert self.device.calls[action.id] == action.calls, (
-                f"{action.id}: the device got {self.device.calls[action.id]} calls, "
-                f"the model expects {action.calls} ({action.path})"
             )
             ended = {"completed": "push.completed", "failed": "push.failed"}.get(action.state)
             for kind in ("push.completed", "push.failed"):
@@ -489,54 +428,30 @@ class ActionsOnSqlite(RuleBasedStateMachine):
 
     @invariant()
     def occupied_spans_never_overlap(self) -> None:
-        now = self.clock.now()
         for device in self.devices:
             spans = sorted(
                 (*span, a.id)
                 for a in self.expected.values()
-                if a.device_id == device and (span := a.occupies(now)) is not None
+                if a.device_id == device and (span := a.occupies(self.now)) is not None
             )
             for (_, hi, first), (lo, _, second) in pairwise(spans):
                 assert hi <= lo, f"{first} and {second} overlap"
 
     @invariant()
     def a_retry_never_overtakes_a_newer_action(self) -> None:
-        now = self.clock.now()
         for action in self.expected.values():
             if action.state != "deferred":
                 continue
             assert action.deferred_until is not None
             for other in self.expected.values():
-                span = other.occupies(now)
+                span = other.occupies(self.now)
                 mine = other is not action and other.device_id == action.device_id
                 if mine and span is not None and span[0] > action.start:
                     assert action.deferred_until < span[0], f"{action.id} retries after {other.id}"
 
 
-@pytest.fixture(scope="module")
-def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A migrated database each example starts from a copy of (migrating takes longer)."""
-    path = tmp_path_factory.mktemp("template") / "energyhub.db"
-
-    async def make() -> None:
-        engine = create_engine(f"sqlite+aiosqlite:///{path}")
-        try:
-            await migrate(engine)
-        finally:
-            await engine.dispose()
-
-    asyncio.run(make())
-    return path
-
-
-def test_actions_follow_the_lifecycle(template: Path, tmp_path: Path) -> None:
-    examples = count()
-
-    def machine() -> ActionsOnSqlite:
-        workdir = tmp_path / f"example-{next(examples)}"
-        workdir.mkdir()
-        return ActionsOnSqlite(template, workdir)
-
+def test_actions_follow_the_lifecycle() -> None:
     run_state_machine_as_test(
-        machine, settings=settings(max_examples=60, stateful_step_count=30, deadline=None)
+        ActionLifecycle,
+        settings=settings(max_examples=200, stateful_step_count=40, deadline=None),
     )

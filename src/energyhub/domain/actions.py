@@ -48,6 +48,9 @@ class ActionState(StrEnum):
 
 TERMINAL_STATES = frozenset({ActionState.CANCELLED, ActionState.COMPLETED, ActionState.FAILED})
 CANCELLABLE_STATES = frozenset({ActionState.SCHEDULED, ActionState.DEFERRED})
+IN_PLAY_STATES = frozenset(ActionState) - TERMINAL_STATES
+"""The states of an action still in play; a `completed` window is too until its end
+(`Action.in_play`). Storage selects the same set (`persistence/actions.in_play_sql`)."""
 
 
 class ActionTrigger(StrEnum):
@@ -223,6 +226,13 @@ class Action:
     restore: dict[str, Any] | None = None
     simulated_failure: str | None = None
     schedule_id: str | None = None  # the schedule whose occurrence this is
+
+    def in_play(self, now: datetime) -> bool:
+        """Not ended yet, or a completed window still running: what a push must place itself
+        among, and what a retry must not overtake."""
+        if self.state in IN_PLAY_STATES:
+            return True
+        return self.state is ActionState.COMPLETED and self.end is not None and self.end > now
 
     def in_flight(self, now: datetime) -> bool:
         """A dispatch is under way: someone holds the lease on its first call."""

@@ -6,17 +6,43 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Table, and_, bindparam, func, or_, select, type_coerce, update
+from sqlalchemy import String, Table, bindparam, func, or_, select, text, type_coerce, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from energyhub.domain.actions import Action, ActionState, DueKind
+from energyhub.domain.actions import (
+    CANCELLABLE_STATES,
+    IN_PLAY_STATES,
+    Action,
+    ActionState,
+    DueKind,
+)
 from energyhub.domain.capabilities import DeviceType
 from energyhub.persistence.leases import claim_due
 from energyhub.persistence.paging import page_of
 from energyhub.persistence.tables import actions, devices
 from energyhub.persistence.types import UTCDateTime, aware
 
-IN_PLAY = [ActionState.SCHEDULED.value, ActionState.DEFERRED.value, ActionState.ACKNOWLEDGED.value]
+
+def in_play_sql(alias: str, device: str, now: str) -> str:
+    """`Action.in_play` as SQL: the device's actions in `IN_PLAY_STATES` and its completed
+    windows still running; `alias` names the actions table, `device` and `now` are
+    parameters (or expressions). Both databases, every unit of work, read with it."""
+    states = ", ".join(f"'{state.value}'" for state in sorted(IN_PLAY_STATES))
+    return (
+        f"{alias}.device_id = {device} AND ({alias}.state IN ({states}) OR "
+        f"({alias}.state = '{ActionState.COMPLETED.value}' AND {alias}.\"end\" > {now}))"
+    )
+
+
+SELECT_IN_PLAY = (
+    select(actions)
+    .where(
+        text(in_play_sql("actions", ":device_id", ":now")).bindparams(
+            bindparam("device_id", type_=String()), bindparam("now", type_=UTCDateTime())
+        )
+    )
+    .order_by(actions.c.pk)
+)
 
 
 def action_from_row(row: Mapping[Any, Any]) -> Action:
@@ -82,6 +108,30 @@ async def update_many(
         await connection.execute(statement, rows)
 
 
+def cancelled_values(action: Action) -> dict[str, Any]:
+    """The columns a waiting action's end (`domain.pushes.end_waiting`) changes."""
+    return dict(
+        state=action.state.value,
+        updated_at=action.updated_at,
+        due_at=action.due_at,
+        due_kind=None if action.due_kind is None else action.due_kind.value,
+        lease_owner=action.lease_owner,
+        lease_until=action.lease_until,
+        deferred_until=action.deferred_until,
+    )
+
+
+def cut_values(action: Action) -> dict[str, Any]:
+    """The columns a running window cut short by a newer push changes."""
+    return dict(
+        end=action.end,
+        updated_at=action.updated_at,
+        due_at=action.due_at,
+        due_kind=None if action.due_kind is None else action.due_kind.value,
+        restore=action.restore,
+    )
+
+
 def action_values(action: Action) -> dict[str, Any]:
     return dict(
         id=action.id,
@@ -144,7 +194,7 @@ class SqlActionRepository:
             select(actions)
             .where(
                 actions.c.schedule_id == schedule_id,
-                actions.c.state.in_([ActionState.SCHEDULED.value, ActionState.DEFERRED.value]),
+                actions.c.state.in_(sorted(s.value for s in CANCELLABLE_STATES)),
             )
             .order_by(actions.c.pk)
         )
@@ -173,17 +223,7 @@ class SqlActionRepository:
 
     async def in_play(self, device_id: str, now: datetime) -> Sequence[Action]:
         """The device's non-terminal actions and its windows still running."""
-        rows = await self._c.execute(
-            select(actions)
-            .where(
-                actions.c.device_id == device_id,
-                or_(
-                    actions.c.state.in_(IN_PLAY),
-                    and_(actions.c.state == ActionState.COMPLETED.value, actions.c.end > now),
-                ),
-            )
-            .order_by(actions.c.pk)
-        )
+        rows = await self._c.execute(SELECT_IN_PLAY, {"device_id": device_id, "now": now})
         return [action_from_row(r._mapping) for r in rows]
 
     async def update(self, action_id: str, *, held_by: str | None = None, **values: Any) -> bool:

@@ -26,11 +26,19 @@ from sqlalchemy import Table
 from sqlalchemy.engine import make_url
 
 from energyhub.domain.accounts import Environment
-from energyhub.domain.actions import Action, ActionState
+from energyhub.domain.actions import Action
 from energyhub.domain.devices import Device
 from energyhub.domain.events import OutboxEvent
-from energyhub.persistence.actions import IN_PLAY, action_from_row, action_values, plain_values
-from energyhub.persistence.devices import device_from_row
+from energyhub.domain.pushes import PushPlan
+from energyhub.persistence.actions import (
+    action_from_row,
+    action_values,
+    cancelled_values,
+    cut_values,
+    in_play_sql,
+    plain_values,
+)
+from energyhub.persistence.devices import device_change_values, device_from_row
 from energyhub.persistence.events import event_values
 from energyhub.persistence.tables import actions, devices, webhook_events
 from energyhub.ports.storage import StaleRead
@@ -51,9 +59,8 @@ DEVICE_COLUMNS = ", ".join(
 SELECT_DEVICE = f"SELECT {DEVICE_COLUMNS} FROM devices WHERE id = $1"
 SELECT_DEVICE_LOCKED = SELECT_DEVICE + " FOR UPDATE"
 SELECT_IN_PLAY = (
-    f"SELECT {_columns(actions)} FROM actions WHERE device_id = $1 "
-    f"AND (state = ANY($2::varchar[]) OR (state = '{ActionState.COMPLETED.value}' "
-    'AND "end" > $3)) ORDER BY pk'
+    f"SELECT {_columns(actions)} FROM actions WHERE {in_play_sql('actions', '$1', '$2')} "
+    "ORDER BY pk"
 )
 INSERT_COLUMNS = [c.name for c in actions.columns if c.name != "pk"]
 INSERT_COLUMN_LIST = ", ".join(f'"{c}"' for c in INSERT_COLUMNS)
@@ -66,18 +73,10 @@ INSERT_ACTION = (
 # A push's read: the device with its row version (`xmin`) and those of its actions in play,
 # as `energyhub_push_unchanged` compares them; the actions themselves only when there are any
 # (rarely, on the hot path).
-def _in_play_sql(device: str, now: str) -> str:
-    states = ", ".join(repr(state) for state in IN_PLAY)
-    return (
-        f"a.device_id = {device} AND (a.state IN ({states}) OR "
-        f"(a.state = '{ActionState.COMPLETED.value}' AND a.\"end\" > {now}))"
-    )
-
-
 def _action_versions_sql(device: str, now: str) -> str:
     return (
         "(SELECT string_agg(a.id || ':' || a.xmin::text, ',' ORDER BY a.pk) FROM actions a "
-        f"WHERE {_in_play_sql(device, now)})"
+        f"WHERE {in_play_sql('a', device, now)})"
     )
 
 
@@ -93,7 +92,7 @@ SELECT_FOR_PUSH = (
 )
 SELECT_IN_PLAY_VERSIONS = (
     f"SELECT {', '.join(f'a.{chr(34)}{c.name}{chr(34)}' for c in actions.columns)}, "
-    f"a.xmin::text AS action_version FROM actions a WHERE {_in_play_sql('$1', '$2')} "
+    f"a.xmin::text AS action_version FROM actions a WHERE {in_play_sql('a', '$1', '$2')} "
     "ORDER BY a.pk"
 )
 # Session-local (pg_temp), created on each pooled connection: no migration, no shared state.
@@ -185,6 +184,11 @@ def _owned(row: asyncpg.Record, account_id: str, environment: Environment) -> De
     return device_from_row(row)
 
 
+def _displaces(plan: PushPlan) -> bool:
+    """The push changes other actions too: those writes need the lock first."""
+    return bool(plan.cancelled or plan.cut)
+
+
 def _changed(status: str) -> bool:
     """asyncpg answers an UPDATE with its command tag, `UPDATE <rows>`."""
     return not status.endswith(" 0")
@@ -232,7 +236,7 @@ class AsyncpgActions:
 
     async def in_play(self, device_id: str, now: datetime) -> Sequence[Action]:
         await self._ready()
-        rows = await self._c.fetch(SELECT_IN_PLAY, device_id, IN_PLAY, now)
+        rows = await self._c.fetch(SELECT_IN_PLAY, device_id, now)
         return [action_from_row(row) for row in rows]
 
     async def add(self, action: Action) -> None:
@@ -286,7 +290,7 @@ class AsyncpgPushUnitOfWork:
         self._transaction: Any = None
         self._after_commit: list[Callable[[], None]] = []
         self._seen: tuple[str, str, datetime] | None = None  # device id, versions, now
-        self._pending: tuple[Action, dict[str, Any]] | None = None
+        self._pending: PushPlan | None = None
 
     async def __aenter__(self) -> Self:
         pool = self._pool = await self._factory.pool()
@@ -317,21 +321,27 @@ class AsyncpgPushUnitOfWork:
         self._seen = (device_id, _version(row["device_version"], versions), now)
         return device, in_play
 
-    async def add_action(self, action: Action, device_changes: dict[str, Any]) -> None:
-        """Under the lock, written now; else kept for the checked write at the end."""
-        if self._transaction is None and self._pending is None:
-            self._pending = (action, device_changes)
+    async def add_action(self, plan: PushPlan) -> None:
+        """Under the lock, written now; else, when it changes no other action, kept for the
+        checked write at the end."""
+        if self._transaction is None and self._pending is None and not _displaces(plan):
+            self._pending = plan
             return
         await self._locked()
-        await self._write(action, device_changes)
+        await self._write(plan)
 
-    async def _write(self, action: Action, device_changes: dict[str, Any]) -> None:
+    async def _write(self, plan: PushPlan) -> None:
         assert self._connection is not None
-        values = action_values(action)
+        for cancelled in plan.cancelled:
+            await self.actions.update(cancelled.id, **cancelled_values(cancelled))
+        for cut in plan.cut:
+            await self.actions.update(cut.id, **cut_values(cut))
+        values = action_values(plan.action)
+        device_changes = device_change_values(plan.device)
         await self._connection.execute(
             _add_action_sql(tuple(device_changes)),
             *(values[c] for c in INSERT_COLUMNS),
-            action.device_id,
+            plan.action.device_id,
             *device_changes.values(),
         )
 
@@ -351,13 +361,14 @@ class AsyncpgPushUnitOfWork:
                 raise StaleRead(device_id)
         if self._pending is not None:
             pending, self._pending = self._pending, None
-            await self._write(*pending)
+            await self._write(pending)
 
-    async def _write_if_unchanged(self, action: Action, device_changes: dict[str, Any]) -> None:
+    async def _write_if_unchanged(self, plan: PushPlan) -> None:
         assert self._connection is not None
         assert self._seen is not None
         device_id, seen, now = self._seen
-        values = action_values(action)
+        values = action_values(plan.action)
+        device_changes = device_change_values(plan.device)
         status = await self._connection.execute(
             _add_action_if_unchanged_sql(tuple(device_changes)),
             *(values[c] for c in INSERT_COLUMNS),
@@ -393,7 +404,7 @@ class AsyncpgPushUnitOfWork:
         """The checked write, or the transaction's commit (rolled back when that fails)."""
         if self._transaction is None and self._pending is not None and self._seen is not None:
             pending, self._pending = self._pending, None
-            await self._write_if_unchanged(*pending)
+            await self._write_if_unchanged(pending)
             return
         try:
             if self._pending is not None:

@@ -14,8 +14,10 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from energyhub.domain.accounts import Environment
+from energyhub.domain.actions import last_action_body
 from energyhub.domain.capabilities import Capabilities, DeviceType, capabilities_from_json
 from energyhub.domain.devices import Device, User, Vehicle
+from energyhub.domain.pushes import DeviceChanges
 from energyhub.persistence.actions import update_many
 from energyhub.persistence.paging import page_of
 from energyhub.persistence.tables import devices, users, vehicles
@@ -66,6 +68,22 @@ def device_from_row(row: Mapping[Any, Any]) -> Device:
         disconnected_at=aware(row["disconnected_at"]),
         goal=row["charging_goal"],
     )
+
+
+def device_change_values(changes: DeviceChanges) -> dict[str, Any]:
+    """A push's changes to its device as columns (the same keys for the same kind of change,
+    so each column set's statement is built once)."""
+    values: dict[str, Any] = {
+        "updated_at": changes.updated_at,
+        "last_action_id": changes.last_action.id,
+        "last_action": last_action_body(changes.last_action),
+    }
+    if changes.mode_from is not None:
+        values["mode_action_id"] = changes.mode_from.id
+        values["mode_command"] = changes.mode_from.command
+    if changes.sim is not None:
+        values["sim"] = dict(changes.sim)
+    return values
 
 
 def _insert_for(dialect: str) -> Any:

@@ -5,17 +5,18 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from types import TracebackType
-from typing import Any, Self
+from typing import Self
 
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from energyhub.domain.accounts import Environment
 from energyhub.domain.actions import Action
 from energyhub.domain.devices import Device
+from energyhub.domain.pushes import PushPlan
 from energyhub.persistence.accounts import SqlAccountRepository
 from energyhub.persistence.action_steps import SqlActionStepRepository
-from energyhub.persistence.actions import SqlActionRepository
-from energyhub.persistence.devices import SqlDeviceRepository
+from energyhub.persistence.actions import SqlActionRepository, cancelled_values, cut_values
+from energyhub.persistence.devices import SqlDeviceRepository, device_change_values
 from energyhub.persistence.events import SqlEventRepository
 from energyhub.persistence.linking import SqlLinkingRepository
 from energyhub.persistence.members import SqlMemberRepository, SqlSampleRepository
@@ -80,9 +81,13 @@ class SqlUnitOfWork:
             return None
         return device, await self.actions.in_play(device_id, now)
 
-    async def add_action(self, action: Action, device_changes: dict[str, Any]) -> None:
-        await self.actions.add(action)
-        await self.devices.update_device(action.device_id, **device_changes)
+    async def add_action(self, plan: PushPlan) -> None:
+        for cancelled in plan.cancelled:
+            await self.actions.update(cancelled.id, **cancelled_values(cancelled))
+        for cut in plan.cut:
+            await self.actions.update(cut.id, **cut_values(cut))
+        await self.actions.add(plan.action)
+        await self.devices.update_device(plan.action.device_id, **device_change_values(plan.device))
 
     async def __aexit__(
         self,

@@ -18,6 +18,7 @@ from energyhub.domain.dispatch import ActionStep, DeviceChange
 from energyhub.domain.events import OutboxEvent
 from energyhub.domain.history import StateSample
 from energyhub.domain.linking import LinkedAccount, LinkSession
+from energyhub.domain.pushes import PushPlan
 from energyhub.domain.schedules import ScheduleState
 from energyhub.domain.sessions import ChargingSession, SessionPage, SessionQuery
 
@@ -327,8 +328,9 @@ class PushUnitOfWork(Protocol):
         `StaleRead` if they did, so the push runs again under the lock)."""
         ...
 
-    async def add_action(self, action: Action, device_changes: dict[str, Any]) -> None:
-        """A new action, and its device's changes."""
+    async def add_action(self, plan: PushPlan) -> None:
+        """A decided push: the actions it cancels and the windows it cuts, the new action,
+        and its device's changes."""
         ...
 
     async def __aenter__(self) -> Self: ...

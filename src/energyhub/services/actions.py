@@ -9,22 +9,14 @@ unit of work that locks (`StaleRead`)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
-from zoneinfo import ZoneInfo
 
 from energyhub.domain.accounts import Environment, Principal
-from energyhub.domain.actions import (
-    Action,
-    ActionState,
-    ActionTrigger,
-    DueKind,
-    transition,
-)
-from energyhub.domain.capabilities import ConflictStrategy, DeviceType
-from energyhub.domain.clock import Clock, isoformat_utc
-from energyhub.domain.conflicts import Resolution, resolve_conflicts
+from energyhub.domain.actions import Action, ActionState, ActionTrigger, transition
+from energyhub.domain.capabilities import DeviceType
+from energyhub.domain.clock import Clock
 from energyhub.domain.devices import Device
 from energyhub.domain.errors import (
     ActionNotCancellable,
@@ -32,22 +24,13 @@ from energyhub.domain.errors import (
     ApiError,
     DeviceFailure,
     DeviceNotFound,
-    InvalidRequest,
     SandboxOnly,
-    SchedulerActive,
-    VppLocked,
     device_failure_for,
 )
+from energyhub.domain.pushes import PushRequest, plan_push
 from energyhub.domain.quantities import Quantity
 from energyhub.domain.readings import DriverError
-from energyhub.domain.validation import (
-    check_window_order,
-    execution_for,
-    resolve_window,
-    validate_push,
-    validate_settings,
-    window_from_utc,
-)
+from energyhub.domain.validation import validate_settings
 from energyhub.ports.devices import DeviceDriver
 from energyhub.ports.storage import (
     PushUnitOfWork,
@@ -57,32 +40,10 @@ from energyhub.ports.storage import (
 )
 from energyhub.services.changes import DeviceChangeFeed
 from energyhub.services.devices import visible_device
-from energyhub.services.dispatch import (
-    LEASE,
-    Dispatcher,
-    DispatchFailure,
-    as_device_action,
-    last_action_body,
-    record_action,
-)
+from energyhub.services.dispatch import LEASE, Dispatcher, DispatchFailure, record_action
 from energyhub.services.ids import new_id
 
-OWN_PROGRAM = "auto.schedule"
-
-
-@dataclass(frozen=True, slots=True)
-class PushRequest:
-    """A push as the client sent it; `start`/`end` are plant-local `YYYY-MM-DDTHH:MM:SS`."""
-
-    command: str
-    parameters: dict[str, Quantity]
-    start: str | None = None
-    end: str | None = None
-    on_conflict: str | None = None
-    simulated_failure: str | None = None
-    # a schedule's occurrence comes as UTC instants instead of `start`/`end`
-    start_at: datetime | None = None
-    end_at: datetime | None = None
+__all__ = ["ActionService", "PushFailed", "PushRequest"]  # PushRequest: the entries build it
 
 
 class PushFailed(ApiError):
@@ -141,10 +102,14 @@ class ActionService:
         """One occurrence of a schedule as a scheduled push (or a window with `end`), under
         the same rules as a client's push; raises the push's errors when it cannot be placed."""
         request = PushRequest(
-            command=command, parameters=dict(parameters), start_at=start, end_at=end
+            command=command,
+            parameters=dict(parameters),
+            start_at=start,
+            end_at=end,
+            schedule_id=schedule_id,
         )
         return await self._push(
-            device.account_id, device.environment, device.type, device.id, request, schedule_id
+            device.account_id, device.environment, device.type, device.id, request
         )
 
     async def cancel_schedule_actions(self, schedule_id: str) -> int:
@@ -173,10 +138,9 @@ class ActionService:
         device_type: DeviceType,
         device_id: str,
         request: PushRequest,
-        schedule_id: str | None = None,
     ) -> Action:
         token = "push:" + new_id()
-        placed = (account_id, environment, device_type, device_id, request, schedule_id, token)
+        placed = (account_id, environment, device_type, device_id, request, token)
         try:
             device, action, inline, failure = await self._store(self._push_uow, *placed)
         except StaleRead:  # a concurrent change to the device: again, under its lock
@@ -203,11 +167,11 @@ class ActionService:
         device_type: DeviceType,
         device_id: str,
         request: PushRequest,
-        schedule_id: str | None,
         token: str,
     ) -> tuple[Device, Action, bool, DispatchFailure | None]:
-        """The push placed and stored in one unit of work (an instant driver's answer too):
-        the device, the action, whether it was dispatched inline, and the refusal if any."""
+        """The push decided (`plan_push`) and stored in one unit of work (an instant driver's
+        answer too): the device, the action, whether it was dispatched inline, and the
+        refusal if any."""
         failure = None
         now = self._clock.now()
         async with uow() as tx:
@@ -215,24 +179,25 @@ class ActionService:
             if found is None or found[0].type is not device_type:
                 raise DeviceNotFound(device_id)
             device, in_play = found
-            action = await self._place(tx, device, in_play, request, token, now)
-            if schedule_id is not None:
-                action = replace(action, schedule_id=schedule_id)
-            inline = action.lease_owner is not None and self._drivers[device.driver].instant
-            on_device: dict[str, Any] = {}
-            if inline:
-                action, on_device, failure = await self._dispatcher.dispatch_inline(action, device)
-            await tx.add_action(
-                action,
-                {
-                    "updated_at": action.updated_at,
-                    **on_device,
-                    "last_action_id": action.id,
-                    "last_action": last_action_body(action),
-                },
+            plan = plan_push(
+                device,
+                in_play,
+                request,
+                now,
+                action_id=new_id(),
+                lease_owner=token,
+                lease_until=now + LEASE,
             )
-            await self._dispatcher.record_events(tx, [action])
-        return device, action, inline, failure
+            inline = plan.immediate and self._drivers[device.driver].instant
+            if inline:
+                action, on_device, failure = await self._dispatcher.dispatch_inline(
+                    plan.action, device
+                )
+                plan = plan.answered(action, on_device.get("sim"))
+            await tx.add_action(plan)
+            self._dispatcher.count_states(tx, plan.cancelled)
+            await self._dispatcher.record_events(tx, [plan.action])
+        return device, plan.action, inline, failure
 
     async def _after_inline(self, action: Action, failure: DispatchFailure | None) -> Action:
         """The worker completes the action when its time comes, unless that is now."""
@@ -242,111 +207,6 @@ class ActionService:
             return await self._dispatcher.complete(action, None)
         self._wake(action.due_at)
         return action
-
-    async def _place(
-        self,
-        tx: PushUnitOfWork,
-        device: Device,
-        in_play: Sequence[Action],
-        request: PushRequest,
-        token: str,
-        now: datetime,
-    ) -> Action:
-        """The action this push becomes, not stored yet; what it replaces is ended."""
-        if request.start_at is not None:
-            window = window_from_utc(request.start_at, request.end_at, now)
-            valid = validate_push(
-                device.capabilities,
-                request.command,
-                request.parameters,
-                window.execution,
-                request.on_conflict,
-            )
-        else:
-            tz = ZoneInfo(device.timezone)
-            start_local = _wall_clock(request.start, "start")
-            end_local = _wall_clock(request.end, "end")
-            check_window_order(start_local, end_local, tz, now)
-            execution = execution_for(start_local, end_local)
-            valid = validate_push(
-                device.capabilities,
-                request.command,
-                request.parameters,
-                execution,
-                request.on_conflict,
-            )
-            window = resolve_window(start_local, end_local, tz, now)
-        if device.vpp_locked_until is not None and window.start < device.vpp_locked_until:
-            raise VppLocked(until=isoformat_utc(device.vpp_locked_until))
-        if (
-            device.mode_command == OWN_PROGRAM
-            and valid.on_conflict is not ConflictStrategy.CANCEL_AND_REPLACE
-        ):
-            raise SchedulerActive(currentMode=OWN_PROGRAM)
-        placed = resolve_conflicts(
-            [as_device_action(a, now) for a in in_play],
-            window.start,
-            window.end,
-            valid.on_conflict,
-            device.capabilities.conflict_strategies,
-            now,
-        )
-        if placed.kind is Resolution.REPLACE:
-            await self._replace(
-                tx, in_play, placed.cancel, {c.action_id: c.end for c in placed.cut}
-            )
-        immediate = placed.start <= now and placed.kind is not Resolution.QUEUE
-        action = Action(
-            id=new_id(),
-            account_id=device.account_id,
-            environment=device.environment.value,
-            device_id=device.id,
-            device_type=device.type,
-            command=valid.command,
-            parameters={k: q.to_json() for k, q in request.parameters.items()},
-            device_parameters={k: q.value for k, q in valid.parameters.items()},
-            state=transition(None, ActionTrigger.SCHEDULE),
-            start=now if immediate else placed.start,
-            end=placed.end,
-            on_conflict=None if valid.on_conflict is None else valid.on_conflict.value,
-            result=None,
-            error_code=None,
-            error_message=None,
-            deferred_until=None,
-            acknowledged_at=None,
-            completed_at=None,
-            created_at=now,
-            updated_at=now,
-            due_at=now if immediate else placed.start,
-            due_kind=DueKind.DISPATCH,
-            lease_owner=token if immediate else None,
-            lease_until=now + LEASE if immediate else None,
-            simulated_failure=request.simulated_failure,
-        )
-        return action
-
-    async def _replace(
-        self,
-        tx: PushUnitOfWork,
-        in_play: Sequence[Action],
-        cancel: Sequence[str],
-        cuts: dict[str, datetime],
-    ) -> None:
-        """cancel_and_replace: cancel what waits, end running windows early (no restore)."""
-        now = self._clock.now()
-        for action in in_play:
-            if action.id in cancel:
-                ended = await _end_waiting(tx, action, ActionTrigger.REPLACED, now)
-                self._dispatcher.count_states(tx, [ended])
-            elif action.id in cuts:
-                await tx.actions.update(
-                    action.id,
-                    end=cuts[action.id],
-                    updated_at=now,
-                    due_at=None,
-                    due_kind=None,
-                    restore=None,
-                )
 
     async def get(self, principal: Principal, action_id: str) -> Action:
         async with self._uow() as tx:
@@ -451,27 +311,6 @@ async def _end_waiting(
         lease_until=None,
         deferred_until=None,
     )
-
-
-def _wall_clock(value: str | None, field: str) -> datetime | None:
-    """A plant-local time as sent; a day that is not in the calendar is the client's typo."""
-    if value is None:
-        return None
-    try:
-        return datetime.fromisoformat(value)
-    except ValueError:
-        message = f"{value!r} is not a calendar time"
-        if _parses(f"{value[:8]}01{value[10:]}"):  # only the day is wrong: 2026-02-30
-            message += f": that month has no day {value[8:10]}"
-        raise InvalidRequest(errors=[{"path": f"body.{field}", "message": message}]) from None
-
-
-def _parses(value: str) -> bool:
-    try:
-        datetime.fromisoformat(value)
-    except ValueError:
-        return False
-    return True
 
 
 def _device_error(failure: type[DeviceFailure], error: DriverError) -> ApiError:

@@ -734,8 +734,9 @@ async def test_a_sunspec_battery_that_does_not_answer_is_refused(api: Api) -> No
 
 
 async def test_a_live_sunspec_battery_linked_sends_device_connected_once(api: Api) -> None:
-    """Commissioning sends the battery's `device.connected` (as for a charger); the link
-    adds none of its own, and linking it again is `device.reconnected`."""
+    """A battery commissioned by a link sends one `device.connected`, carrying the linked
+    account (the link sends it, in the transaction that makes the linked account); linking
+    it again is `device.reconnected`."""
     caller = await api.caller(Environment.LIVE)
     async with SunspecPeer(STORAGE_LAYOUT) as peer:
         address = {"host": "127.0.0.1", "port": str(peer.port), "unit_id": "1"}
@@ -750,6 +751,7 @@ async def test_a_live_sunspec_battery_linked_sends_device_connected_once(api: Ap
     [device_id] = account["deviceIds"]
     connected = await events(api, "device.connected")
     assert [e["payload"]["deviceId"] for e in connected] == [device_id]
+    assert connected[0]["payload"]["linkedAccountId"] == account["id"]
     reconnected = await events(api, "device.reconnected")
     assert [e["payload"]["deviceId"] for e in reconnected] == [device_id]
 

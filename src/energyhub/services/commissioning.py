@@ -77,10 +77,12 @@ class Commissioning:
         *,
         email: str | None = None,
         timezone: str = DEFAULT_TIMEZONE,
+        announce: bool = True,
     ) -> Device:
         """The live charger device (offline until it connects to `/ocpp/{id}`) and its
         charge point. Raises CommissioningError (AlreadyCommissioned when the id is taken)
-        and LookupError."""
+        and LookupError. `announce` False: a link commissions it, and sends its
+        `device.connected` itself, with the linked account."""
         check_charger(charge_point_id, password)
         check_timezone(timezone)
         password_hash = self._passwords.hash_password(password)
@@ -103,7 +105,7 @@ class Commissioning:
             await _check_account(tx, account_id)
             if await tx.charge_points.get(charge_point_id) is not None:
                 raise AlreadyCommissioned(f"charge point {charge_point_id} is commissioned already")
-            await self._store(tx, device, email, now)
+            await self._store(tx, device, email, now, announce=announce)
             record = ChargePointRecord(charge_point_id, device.id, password_hash)
             await tx.charge_points.add(record, now)
         return device
@@ -118,11 +120,13 @@ class Commissioning:
         *,
         timezone: str = DEFAULT_TIMEZONE,
         email: str | None = None,
+        announce: bool = True,
     ) -> Commissioned:
         """A live battery device for the user, read once. Running it again for the same
         address and user gives the same device (operators may re-run scripts) and sends no
         event. Raises CommissioningError (AlreadyCommissioned when the address is another
-        user's), LookupError, and `DriverError` (nothing SunSpec answers there)."""
+        user's), LookupError, and `DriverError` (nothing SunSpec answers there). `announce`: as
+        for `add_ocpp`."""
         check_address(host, port, unit_id)
         check_timezone(timezone)
         async with self._uow() as tx:
@@ -166,20 +170,28 @@ class Commissioning:
             commissioned_at=now,
         )
         async with self._uow() as tx:
-            await self._store(tx, device, email, now)
+            await self._store(tx, device, email, now, announce=announce)
             await tx.sunspec.add(endpoint)
         view = await self._devices.pull(device)  # a new device is read once (CONTRACT 3)
         return Commissioned(view.device, endpoint, created=True)
 
     async def _store(
-        self, tx: CommissioningUnitOfWork, device: Device, email: str | None, now: datetime
+        self,
+        tx: CommissioningUnitOfWork,
+        device: Device,
+        email: str | None,
+        now: datetime,
+        *,
+        announce: bool,
     ) -> None:
-        """The device, its user (made on first use) and its `device.connected`."""
+        """The device, its user (made on first use) and, when `announce`, its
+        `device.connected`: every commissioned device sends one, whatever its protocol."""
         await tx.devices.ensure_user(
             device.account_id, Environment.LIVE, device.user_id, email, now
         )
         await tx.devices.add_device(device)
-        await self._outbox.record_device_event(tx, device, EventType.DEVICE_CONNECTED)
+        if announce:
+            await self._outbox.record_device_event(tx, device, EventType.DEVICE_CONNECTED)
 
 
 async def _check_account(tx: CommissioningUnitOfWork, account_id: str) -> None:

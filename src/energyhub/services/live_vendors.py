@@ -81,11 +81,13 @@ class OcppVendorConnector:
                 charge_point_id,
                 str(credentials["password"]),
                 timezone=offered.timezone,
+                announce=False,
             )
         except CommissioningError as refused:
             message = IN_USE if isinstance(refused, AlreadyCommissioned) else str(refused)
             raise VendorRefusal(RefusalCode.INVALID_CREDENTIALS, message) from None
-        return NewDevice(device, stored=True, event=None)  # commissioning sent device.connected
+        # the link sends device.connected, with its linked account
+        return NewDevice(device, stored=True, event=EventType.DEVICE_CONNECTED)
 
 
 class SunspecVendorConnector:
@@ -140,7 +142,13 @@ class SunspecVendorConnector:
         host, port, unit_id = self._address(credentials)
         try:
             done = await self._commissioning.add_sunspec(
-                owner.account_id, owner.user_id, host, port, unit_id, timezone=offered.timezone
+                owner.account_id,
+                owner.user_id,
+                host,
+                port,
+                unit_id,
+                timezone=offered.timezone,
+                announce=False,
             )
         except CommissioningError as refused:
             raise VendorRefusal(RefusalCode.INVALID_CREDENTIALS, str(refused)) from None
@@ -149,6 +157,6 @@ class SunspecVendorConnector:
                 RefusalCode.DEVICE_UNREACHABLE,
                 f"The battery at {host}:{port} stopped answering. Try again in a minute.",
             ) from None
-        if done.created:  # commissioning sent device.connected
-            return NewDevice(done.device, stored=True, event=None)
+        if done.created:  # the link sends device.connected, with its linked account
+            return NewDevice(done.device, stored=True, event=EventType.DEVICE_CONNECTED)
         return NewDevice(done.device, stored=True, event=EventType.DEVICE_RECONNECTED)

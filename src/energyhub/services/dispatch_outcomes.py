@@ -15,7 +15,6 @@ from energyhub.domain.clock import Clock
 from energyhub.domain.conflicts import retry_deadline
 from energyhub.domain.devices import Device
 from energyhub.domain.dispatch import ActionStep, as_device_action
-from energyhub.domain.events import OutboxEvent
 from energyhub.domain.readings import CommandReceipt, DeviceReading, DriverError
 from energyhub.ports.metrics import Metrics
 from energyhub.ports.storage import PushUnitOfWork, UnitOfWork
@@ -161,18 +160,13 @@ class OutcomeRecorder:
             for s in steps
             if s.event is not None
         ]
-        await self._add_events(tx, events)
+        await self.outbox.record(tx, events)
 
     async def record_events(self, tx: PushUnitOfWork, actions: Sequence[Action]) -> None:
         """`push.completed` / `push.failed` for those of `actions` that just ended so, in
         the transaction that ended them; the sender hears of them once it commits."""
         self.count_states(tx, actions)
-        await self._add_events(tx, self.outbox.push_events(actions))
-
-    async def _add_events(self, tx: PushUnitOfWork, events: Sequence[OutboxEvent]) -> None:
-        if events:
-            await tx.events.add(events)
-            tx.after_commit(lambda: self.outbox.announce(events))
+        await self.outbox.record(tx, self.outbox.push_events(actions))
 
     def count_states(self, tx: PushUnitOfWork, actions: Sequence[Action]) -> None:
         """`energyhub_actions_total`: the states `actions` moved to, once `tx` commits."""

@@ -195,7 +195,8 @@ class ActionService:
                 )
                 plan = plan.answered(action, on_device.get("sim"))
             await tx.add_action(plan)
-            self._dispatcher.count_states(tx, plan.cancelled)
+            if plan.cancelled:
+                self._dispatcher.count_states(tx, plan.cancelled)
             await self._dispatcher.record_events(tx, [plan.action])
         return device, plan.action, inline, failure
 

@@ -90,6 +90,18 @@ class PushPlan:
         return replace(self, action=action, device=device)
 
 
+WAITING_ENDS = (
+    "state",
+    "updated_at",
+    "due_at",
+    "due_kind",
+    "lease_owner",
+    "lease_until",
+    "deferred_until",
+)
+"""The fields `end_waiting` sets."""
+
+
 def end_waiting(action: Action, trigger: ActionTrigger, now: datetime) -> Action:
     """A scheduled or deferred action ends (cancelled, or replaced): nothing more is due."""
     return replace(

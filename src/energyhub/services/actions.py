@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Any
 
 from energyhub.domain.accounts import Environment, Principal
-from energyhub.domain.actions import Action, ActionState, ActionTrigger, transition
+from energyhub.domain.actions import Action, ActionState, ActionTrigger
 from energyhub.domain.capabilities import DeviceType
 from energyhub.domain.clock import Clock
 from energyhub.domain.devices import Device
@@ -27,7 +27,7 @@ from energyhub.domain.errors import (
     SandboxOnly,
     device_failure_for,
 )
-from energyhub.domain.pushes import PushRequest, plan_push
+from energyhub.domain.pushes import WAITING_ENDS, PushRequest, end_waiting, plan_push
 from energyhub.domain.quantities import Quantity
 from energyhub.domain.readings import DriverError
 from energyhub.domain.validation import validate_settings
@@ -300,18 +300,10 @@ class ActionService:
 async def _end_waiting(
     tx: PushUnitOfWork, action: Action, trigger: ActionTrigger, now: datetime
 ) -> Action:
-    """A scheduled or deferred action ends (cancel, or replaced): nothing more is due."""
-    return await record_action(
-        tx,
-        action,
-        state=transition(action.state, trigger),
-        updated_at=now,
-        due_at=None,
-        due_kind=None,
-        lease_owner=None,
-        lease_until=None,
-        deferred_until=None,
-    )
+    """A scheduled or deferred action ends (cancel, or replaced): the domain's `end_waiting`,
+    stored."""
+    ended = end_waiting(action, trigger, now)
+    return await record_action(tx, action, **{name: getattr(ended, name) for name in WAITING_ENDS})
 
 
 def _device_error(failure: type[DeviceFailure], error: DriverError) -> ApiError:

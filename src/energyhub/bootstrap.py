@@ -3,6 +3,7 @@ the app from Settings."""
 
 from __future__ import annotations
 
+import copy
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -17,6 +18,7 @@ from starlette.responses import RedirectResponse
 from starlette.types import ASGIApp
 
 from energyhub.adapters import secret_keys as key_source
+from energyhub.adapters.host_lookup import DnsHostLookup
 from energyhub.adapters.prometheus import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from energyhub.adapters.prometheus import PrometheusMetrics
 from energyhub.adapters.secrets import CredentialCipher
@@ -28,6 +30,7 @@ from energyhub.api.observe import RequestObserver, counting_ocpp
 from energyhub.api.operations import operations_router
 from energyhub.api.ratelimit import RateLimiter
 from energyhub.api.read_cache import DeviceReadCache
+from energyhub.api.signalled_answers import answering_after_signals
 from energyhub.config import Settings
 from energyhub.domain.accounts import Environment
 from energyhub.domain.actions import RetryPolicy
@@ -50,6 +53,7 @@ from energyhub.persistence.ocpp import SqlChargePointStore
 from energyhub.persistence.sunspec import SqlSunspecEndpoints
 from energyhub.persistence.uow import SqlUnitOfWorkFactory
 from energyhub.ports.devices import DeviceDriver, SessionSource, VendorConnector
+from energyhub.ports.signals import Signals, Topic
 from energyhub.services.accounts import AccountService
 from energyhub.services.actions import ActionService
 from energyhub.services.changes import DeviceChangeFeed
@@ -73,17 +77,22 @@ from energyhub.services.webhooks import WebhookService
 from energyhub.web.dashboard import DashboardServices, dashboard_app
 from energyhub.web.routes import link_app, static_files
 from energyhub.workers.dispatcher import DispatcherWorker
+from energyhub.workers.loop import DueWorkLoop
 from energyhub.workers.scheduler import SchedulerWorker
 from energyhub.workers.state_poller import StatePollerWorker
+from energyhub.workers.wakeups import CrossProcessWakeups, Wake
 from energyhub.workers.webhook_sender import WebhookSenderWorker
 
 if TYPE_CHECKING:  # asyncpg loads only for PostgreSQL
     from energyhub.persistence.asyncpg_push import AsyncpgPushUnitOfWorkFactory
 
-# With PostgreSQL other processes may change a device, so cached reads live briefly, and
-# the dispatcher looks for work they added at least this often.
+# With PostgreSQL other processes change devices and add work, and say so on the channel
+# between processes (LISTEN/NOTIFY). While it is down, cached reads live briefly and the
+# workers look for work this often; while it is up, these safety bounds hold instead.
 SHARED_DATABASE_READ_CACHE_S = 1.0
 SHARED_MAX_SLEEP_S = 0.5
+SIGNALLED_READ_CACHE_S = 30.0
+SIGNALLED_MAX_SLEEP_S = 30.0
 SINGLE_PROCESS_MAX_SLEEP_S = 60.0
 
 
@@ -110,10 +119,16 @@ class Container:
     history: HistoryService = field(kw_only=True)  # devices' last 24 h (the dashboard)
     cipher: CredentialCipher = field(kw_only=True)  # ENERGYHUB_SECRET_KEY's MultiFernet
     metrics: PrometheusMetrics = field(kw_only=True)  # this container's own registry
+    signals: Signals | None = field(default=None, kw_only=True)  # between processes (PG)
+
+    def start_signals(self) -> None:
+        if self.signals is not None:
+            self.signals.start()
 
     def start_workers(self) -> None:
         """The background loops every process may run (`serve` and `worker`): due actions,
         webhook deliveries, schedules and the live devices' state."""
+        self.start_signals()
         self.worker.start()
         self.webhook_worker.start()
         if self.settings.schedules:
@@ -129,6 +144,8 @@ class Container:
     async def aclose(self) -> None:
         await self.ocpp.stop()
         await self.stop_workers()
+        if self.signals is not None:
+            await self.signals.stop()
         await self.webhook_client.aclose()
         await self.rate_limiter.aclose()
         if self.push_uow is not None:
@@ -152,6 +169,14 @@ async def build_container(
     changes = DeviceChangeFeed()
     read_cache = DeviceReadCache(None if settings.is_sqlite else SHARED_DATABASE_READ_CACHE_S)
     changes.subscribe(read_cache.invalidate)
+    signals, wakeups = None, None
+    if not settings.is_sqlite:
+        from energyhub.adapters.pg_signals import PgSignals
+
+        signals = PgSignals(settings.database_url, reconnect_s=settings.signals_reconnect_s)
+        read_cache.follow(signals, SIGNALLED_READ_CACHE_S, SHARED_DATABASE_READ_CACHE_S)
+        changes.subscribe(lambda device_id: signals.publish(Topic.DEVICE, device_id))
+        wakeups = CrossProcessWakeups(signals, SHARED_MAX_SLEEP_S, SIGNALLED_MAX_SLEEP_S)
     drivers: dict[str, DeviceDriver] = {
         DriverName.SANDBOX: SandboxDriver(
             settings.sandbox_completion_delay_s,
@@ -206,8 +231,10 @@ async def build_container(
         clock,
         SINGLE_PROCESS_MAX_SLEEP_S if settings.is_sqlite else SHARED_MAX_SLEEP_S,
     )
-    outbox.subscribe(webhook_worker.wake)
-    actions = ActionService(uow, drivers, clock, changes, dispatcher, worker.wake, push_uow)
+    wake_sender = _wake_everywhere(webhook_worker, wakeups)
+    outbox.subscribe(wake_sender)
+    wake_dispatcher = _wake_everywhere(worker, wakeups)
+    actions = ActionService(uow, drivers, clock, changes, dispatcher, wake_dispatcher, push_uow)
     planner = SchedulePlanner(uow, clock, actions, changes)
     scheduler = SchedulerWorker(
         planner, clock, SINGLE_PROCESS_MAX_SLEEP_S if settings.is_sqlite else SHARED_MAX_SLEEP_S
@@ -238,13 +265,16 @@ async def build_container(
             uow,
             clock,
             cipher,
-            webhook_worker.wake,
+            wake_sender,
             private_urls=settings.private_webhook_urls,
             max_endpoints=settings.webhook_max_endpoints,
+            lookup=DnsHostLookup(),
         ),
         actions=actions,
         sessions=SessionService(uow, clock, session_sources),
-        schedules=ScheduleService(uow, clock, actions, changes, planner, scheduler.wake),
+        schedules=ScheduleService(
+            uow, clock, actions, changes, planner, _wake_everywhere(scheduler, wakeups)
+        ),
         strategies=StrategyService(uow, clock, changes),
     )
     rate_limiter = RateLimiter(
@@ -276,7 +306,13 @@ async def build_container(
         history=HistoryService(uow, clock, {DriverName.SANDBOX: sandbox_history}),
         cipher=cipher,
         metrics=metrics,
+        signals=signals,
     )
+
+
+def _wake_everywhere(loop: DueWorkLoop, wakeups: CrossProcessWakeups | None) -> Wake:
+    """What wakes `loop`: here only on SQLite, in every process on PostgreSQL."""
+    return loop.wake if wakeups is None else wakeups.wake_for(loop)
 
 
 def vendor_connectors(
@@ -301,14 +337,22 @@ def _sandbox_sessions(
     return sessions_between(SandboxCharger.of(device), start, end, now)
 
 
-def build_app(container: Container, *, serving: bool = False, workers: bool = True) -> ASGIApp:
+def build_app(
+    container: Container,
+    *,
+    serving: bool = False,
+    workers: bool = True,
+    main_address: str | None = None,
+) -> ASGIApp:
     """The app. When `serving`, its lifespan runs the background workers (unless not
     `workers`: `serve --no-workers`) and closes the container at shutdown (before uvicorn
-    re-raises a captured Ctrl-C)."""
+    re-raises a captured Ctrl-C). `main_address` is where the sandbox listener sends live
+    keys."""
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         if serving:
+            container.start_signals()
             if workers:
                 container.start_workers()
             container.ocpp.start()
@@ -352,8 +396,12 @@ def build_app(container: Container, *, serving: bool = False, workers: bool = Tr
     )
     # live chargers (OCPP-J) are answered ahead of the HTTP middleware
     observer = RequestObserver(container.metrics, settings.access_log)
-    gateway = with_gateway(app, container.services, container.rate_limiter, observer)
-    return counting_ocpp(container.ocpp.front(gateway), container.metrics)
+    served: ASGIApp = with_gateway(
+        app, container.services, container.rate_limiter, observer, main_address
+    )
+    if container.signals is not None:
+        served = answering_after_signals(served, container.signals)
+    return counting_ocpp(container.ocpp.front(served), container.metrics)
 
 
 def secret_key_file(settings: Settings) -> Path:
@@ -366,6 +414,19 @@ def secret_keys(settings: Settings) -> list[str]:
     return key_source.secret_keys(
         settings.secret_key, secret_key_file(settings), shared_database=not settings.is_sqlite
     )
+
+
+async def serve_http(config: uvicorn.Config, settings: Settings) -> None:
+    """Serve `config` until stopped; with ENERGYHUB_SANDBOX_PORT also on that port of the
+    same host: one server, one app, one lifespan (the gateway tells the listeners apart by
+    the port a request arrived at)."""
+    server = uvicorn.Server(config)
+    if settings.sandbox_port is None:
+        await server.serve()
+        return
+    sandbox = copy.copy(config)
+    sandbox.port = settings.sandbox_port
+    await server.serve(sockets=[config.bind_socket(), sandbox.bind_socket()])
 
 
 def server_config(

@@ -10,17 +10,23 @@ from datetime import datetime
 from typing import Annotated, Any, TypeVar
 
 import typer
-import uvicorn
 from rich.console import Console
 from rich.table import Table
 
 from energyhub.adapters.logs import configure_logging, uvicorn_log_config
-from energyhub.bootstrap import Container, build_app, build_container, server_config
+from energyhub.bootstrap import (
+    Container,
+    build_app,
+    build_container,
+    serve_http,
+    server_config,
+)
 from energyhub.config import Settings
 from energyhub.domain.accounts import environment_from_cli
 from energyhub.domain.capabilities import DeviceType
 from energyhub.domain.clock import ensure_utc, isoformat_utc
 from energyhub.domain.members import MemberRefused
+from energyhub.domain.versions import ApiVersion, version_from_cli
 from energyhub.services.demo import Demo, create_demo_if_empty, first_of
 
 app = typer.Typer(
@@ -42,6 +48,9 @@ app.add_typer(secrets_app, name="secrets")
 err = Console(stderr=True, soft_wrap=True)
 T = TypeVar("T")
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON alone on stdout.")]
+ApiVersionOption = typer.Option(
+    "--api-version", help="1.0 or legacy (default: legacy for sk_sandbox_ keys, else 1.0)."
+)
 
 
 def _run(work: Callable[[Container], Awaitable[T]]) -> T:
@@ -96,14 +105,15 @@ def serve(
                 )
                 if made is not None:
                     _announce_demo(made, settings.public_base_url(host, port))
+            main_address = settings.public_base_url(host, port)
             config = server_config(
-                build_app(container, serving=True, workers=workers),
+                build_app(container, serving=True, workers=workers, main_address=main_address),
                 settings,
                 host=host,
                 port=port,
                 log_config=uvicorn_log_config(settings.log_format),
             )
-            await uvicorn.Server(config).serve()
+            await serve_http(config, settings)
         finally:
             await container.aclose()
 
@@ -218,6 +228,7 @@ def keys_create(
     expires_at: Annotated[
         datetime | None, typer.Option(help="Optional expiry, ISO 8601 (UTC if no offset).")
     ] = None,
+    api_version: Annotated[str | None, ApiVersionOption] = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Create an API key; the key is shown once and stored as a hash."""
@@ -225,16 +236,20 @@ def keys_create(
         environment = environment_from_cli(env)
     except ValueError as bad:
         raise typer.BadParameter(str(bad), param_hint="--env") from None
+    version = None if api_version is None else _api_version(api_version, "--api-version")
     prefix = "sk_sandbox_" if env.lower() == "sandbox" else None
     expiry = None if expires_at is None else ensure_utc(expires_at)
 
     async def work(c: Container) -> dict[str, str | None]:
-        created = await c.services.accounts.create_key(account, environment, expiry, prefix)
+        created = await c.services.accounts.create_key(
+            account, environment, expiry, prefix, version
+        )
         return {
             "key": created.key,
             "keyId": created.api_key.id,
             "environment": environment.value,
             "expiresAt": None if expiry is None else isoformat_utc(expiry),
+            "apiVersion": created.api_key.api_version.value,
         }
 
     try:
@@ -261,6 +276,35 @@ def keys_revoke(key_id: Annotated[str, typer.Argument(help="The key's id (key_..
     err.print(f"revoked {key_id}")
 
 
+@keys_app.command("set-version")
+def keys_set_version(
+    key_id: Annotated[str, typer.Argument(help="The key's id (key_...).")],
+    version: Annotated[str, typer.Argument(help="1.0 or legacy.")],
+    as_json: JsonFlag = False,
+) -> None:
+    """Move a key to another API version (docs/versioning.md); serving processes answer in
+    it within ENERGYHUB_KEY_CACHE_TTL_S."""
+    chosen = _api_version(version, "VERSION")
+
+    async def work(c: Container) -> bool:
+        return await c.services.accounts.set_key_version(key_id, chosen) is not None
+
+    if not _run(work):
+        err.print(f"[red]no key {key_id}[/]")
+        raise typer.Exit(1)
+    if as_json:
+        _print_json({"keyId": key_id, "apiVersion": chosen.value})
+    else:
+        err.print(f"{key_id} now answers in API version {chosen.value}")
+
+
+def _api_version(name: str, hint: str) -> ApiVersion:
+    try:
+        return version_from_cli(name)
+    except ValueError as bad:
+        raise typer.BadParameter(str(bad), param_hint=hint) from None
+
+
 @keys_app.command("list")
 def keys_list(
     account: Annotated[str, typer.Option(help="Account id.")], as_json: JsonFlag = False
@@ -278,6 +322,7 @@ def keys_list(
                 "createdAt": isoformat_utc(k.created_at),
                 "expiresAt": None if k.expires_at is None else isoformat_utc(k.expires_at),
                 "revokedAt": None if k.revoked_at is None else isoformat_utc(k.revoked_at),
+                "apiVersion": k.api_version.value,
             }
             for k in keys
         ]
@@ -290,12 +335,13 @@ def keys_list(
     if as_json:
         _print_json(rows)
         return
-    table = Table("key id", "env", "key", "created", "expires", "revoked")
+    table = Table("key id", "env", "key", "api version", "created", "expires", "revoked")
     for row in rows:
         table.add_row(
             row["keyId"],
             row["environment"],
             f"{row['prefix']}…{row['hint']}",
+            row["apiVersion"],
             row["createdAt"],
             row["expiresAt"] or "-",
             row["revokedAt"] or "-",

@@ -4,6 +4,7 @@ time: `Settings()` is built once in bootstrap or the CLI and passed down."""
 from __future__ import annotations
 
 import logging
+from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -74,6 +75,12 @@ class Settings(BaseSettings):
         description="How long a validated API key is trusted before it is checked again "
         "(revocations in this process take effect at once).",
     )
+    signals_reconnect_s: float = Field(
+        default=0.0,
+        ge=0,
+        description="PostgreSQL: how long the channel between processes (LISTEN/NOTIFY) "
+        "waits before reconnecting after it dropped; the workers poll meanwhile.",
+    )
     deferral_retry_s: Annotated[tuple[float, ...], NoDecode] = Field(
         default=(60, 240, 600, 900),
         description="Waits between the tries of a deferred action (5 tries over ~30 min).",
@@ -102,6 +109,18 @@ class Settings(BaseSettings):
     metrics_token: str | None = Field(
         default=None,
         description="When set, GET /metrics needs `Authorization: Bearer <token>`.",
+    )
+    sandbox_port: int | None = Field(
+        default=None,
+        ge=1,
+        le=65535,
+        description="A second port `energyhub serve` listens on (same host, same process) "
+        "that serves sandbox keys only: the older variant's separate sandbox address.",
+    )
+    legacy_sunset: datetime | None = Field(
+        default=None,
+        description="When API version legacy stops being served (ISO 8601 date or time, UTC "
+        "if no offset); legacy responses then carry it as the Sunset header.",
     )
 
     @field_validator(

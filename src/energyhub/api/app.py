@@ -26,6 +26,8 @@ from energyhub.api.routes import (
     webhooks,
 )
 from energyhub.api.routes.docs import COMMON_ERRORS
+from energyhub.api.versioning import version_headers
+from energyhub.domain.versions import ApiVersion
 
 DESCRIPTION = """Read and control batteries and EV chargers through one API.
 
@@ -67,9 +69,13 @@ def with_gateway(
     services: ApiServices,
     rate_limiter: RateLimiter,
     observer: RequestObserver | None = None,
+    main_address: str | None = None,
 ) -> Gateway:
     """The gateway in front of the whole app (outside FastAPI's own middleware), so cached
-    reads are answered before any framework code runs."""
+    reads are answered before any framework code runs. `main_address` is named to live keys
+    that reach the sandbox listener (ENERGYHUB_SANDBOX_PORT)."""
+    settings = services.settings
+    sunsets = {} if settings.legacy_sunset is None else {ApiVersion.LEGACY: settings.legacy_sunset}
     return Gateway(
         app,
         GatewayDeps(
@@ -79,5 +85,8 @@ def with_gateway(
             clock=services.clock,
             actions=services.actions,
             observer=observer,
+            version_headers=version_headers(sunsets),
+            sandbox_port=settings.sandbox_port,
+            main_address=main_address or "the main address",
         ),
     )

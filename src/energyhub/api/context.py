@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from starlette.types import Scope
 
 from energyhub.domain.accounts import Principal
+from energyhub.domain.versions import ApiVersion
 
 REQUEST_ID_PATTERN = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
 CONTEXT_KEY = "energyhub"
@@ -24,6 +25,7 @@ class RequestContext:
     rate_limit_headers: list[tuple[bytes, bytes]] = field(default_factory=list)
     status: int = 0  # the answer's, once it has started
     route: str | None = None  # the route template, set by the gateway's fast paths
+    version: ApiVersion = ApiVersion.V1  # what the answer is rendered in
 
     def latency_ms(self) -> float:
         return round((time.perf_counter() - self.started) * 1000, 3)

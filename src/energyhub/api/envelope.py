@@ -1,8 +1,10 @@
-"""The two envelopes of spec 1.3 with the meta of spec 2.1, serialised once with orjson.
-The request-id and rate-limit headers are added by the gateway to every response."""
+"""The two envelopes of spec 1.3 with the meta of spec 2.1, serialised once with orjson,
+rendered in the request's API version (`domain/versions.py`: error codes, listing items).
+The request-id, rate-limit and version headers are added by the gateway to every response."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
@@ -12,6 +14,7 @@ from starlette.responses import Response
 from energyhub.api.context import RequestContext
 from energyhub.domain.clock import Clock, isoformat_utc
 from energyhub.domain.errors import ApiError
+from energyhub.domain.versions import RULES
 
 JSON = "application/json"
 
@@ -31,10 +34,17 @@ def success_bytes(
     return b'{"success":true,"data":' + data_json + b',"meta":' + meta + b"}"
 
 
-def failure_body(error: ApiError, context: RequestContext, path: str, clock: Clock) -> bytes:
-    body: dict[str, Any] = {"code": error.code, "message": error.message}
-    if error.details:
-        body["details"] = error.details
+def failure_body(
+    error: ApiError,
+    code: str,
+    details: Mapping[str, Any],
+    context: RequestContext,
+    path: str,
+    clock: Clock,
+) -> bytes:
+    body: dict[str, Any] = {"code": code, "message": error.message}
+    if details:
+        body["details"] = details
     return orjson.dumps(
         {
             "success": False,
@@ -60,6 +70,20 @@ def success_response(
     )
 
 
+def device_listing_response(
+    items: list[dict[str, Any]],
+    page: dict[str, Any],
+    context: RequestContext,
+    environment: str,
+    clock: Clock,
+) -> Response:
+    """A page of device bodies, each item as the request's version lists it."""
+    transform = RULES[context.version].listing_item
+    if transform is not None:
+        items = [transform(item) for item in items]
+    return success_response({"items": items, "pagination": page}, context, environment, clock)
+
+
 def failure_response(
     error: ApiError,
     context: RequestContext,
@@ -67,9 +91,11 @@ def failure_response(
     clock: Clock,
     headers: dict[str, str] | None = None,
 ) -> Response:
+    """The failure envelope, with the code and status of the request's version."""
+    code, status, details = RULES[context.version].error(error.code, error.status, error.details)
     return Response(
-        failure_body(error, context, path, clock),
-        status_code=error.status,
+        failure_body(error, code, details, context, path, clock),
+        status_code=status,
         media_type=JSON,
         headers=headers,
     )

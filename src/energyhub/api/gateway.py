@@ -1,10 +1,12 @@
 """The ASGI layer in front of FastAPI: request ids, the 64 KiB body limit, API-key
-authentication, per-key rate limits and their headers, and the two hot paths served without
-entering the framework: cache hits of single-device reads (`bench/device_read.py`) and
-well-formed pushes (`bench/push.py`). Every API request, fast or not, first passes the
-checks of `input_guard` (no NUL character, bodies UTF-8 JSON). Anything else unusual about a
-request (a query string, a body that does not validate) goes on to FastAPI, whose routes
-define the API and its errors; the fast paths only skip its layers for the common case."""
+authentication (live keys are refused on the sandbox listener), per-key rate limits and
+their headers, the API version of the answer (`energyhub-version`), and the two hot paths
+served without entering the framework: cache hits of single-device reads
+(`bench/device_read.py`) and well-formed pushes (`bench/push.py`). Every API request, fast
+or not, first passes the checks of `input_guard` (no NUL character, bodies UTF-8 JSON).
+Anything else unusual about a request (a query string, a body that does not validate) goes
+on to FastAPI, whose routes define the API and its errors; the fast paths only skip its
+layers for the common case."""
 
 from __future__ import annotations
 
@@ -26,10 +28,21 @@ from energyhub.api.read_cache import DeviceReadCache
 from energyhub.api.representations import action_body
 from energyhub.api.routes.actions import push_request, push_status
 from energyhub.api.schemas import PushBody
+from energyhub.api.versioning import REQUESTED, VERSION_HEADER, Headers
+from energyhub.domain.accounts import Environment, Principal
 from energyhub.domain.capabilities import DeviceType
 from energyhub.domain.clock import Clock
 from energyhub.domain.devices import CacheType
-from energyhub.domain.errors import ApiError, InternalError, PayloadTooLarge, RateLimited
+from energyhub.domain.errors import (
+    ApiError,
+    ExpiredToken,
+    InternalError,
+    PayloadTooLarge,
+    RateLimited,
+    Unauthorized,
+    UnsupportedVersion,
+)
+from energyhub.domain.versions import SUPPORTED_VERSIONS, ApiVersion
 from energyhub.services.accounts import AccountService
 from energyhub.services.actions import ActionService
 
@@ -73,6 +86,9 @@ class GatewayDeps:
     clock: Clock
     actions: ActionService | None = None
     observer: RequestObserver | None = None  # metrics and access lines, when wired
+    version_headers: dict[ApiVersion, Headers] | None = None  # default: `energyhub-version`
+    sandbox_port: int | None = None  # a listener for sandbox keys only
+    main_address: str = "the main address"  # named when a live key meets that listener
 
 
 def is_public(path: str) -> bool:
@@ -84,12 +100,15 @@ class Gateway:
         self.app = app
         self.deps = deps
         self.routes = RouteTemplates(app)  # a metric's route label
+        self.version_headers = deps.version_headers or {
+            v: [(VERSION_HEADER, v.value.encode())] for v in ApiVersion
+        }
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        request_id = api_key = length = content_type = None
+        request_id = api_key = length = content_type = version = None
         for name, value in scope["headers"]:
             if name == b"x-api-key":
                 api_key = value
@@ -99,11 +118,13 @@ class Gateway:
                 length = value
             elif name == b"content-type":
                 content_type = value
+            elif name == VERSION_HEADER:
+                version = value
         context = RequestContext(request_id=request_id_from(request_id))
         scope.setdefault("state", {})[CONTEXT_KEY] = context
         REQUEST_ID.set(context.request_id)  # for log lines; this request's task only
         try:
-            await self._serve(scope, receive, send, context, api_key, length, content_type)
+            await self._serve(scope, receive, send, context, api_key, length, content_type, version)
         finally:
             if self.deps.observer is not None:
                 self.deps.observer.done(scope, context, self.routes)
@@ -117,21 +138,25 @@ class Gateway:
         api_key: bytes | None,
         length: bytes | None,
         content_type: bytes | None,
+        version: bytes | None,
     ) -> None:
         raw_send = send
-        send, started = _with_headers(send, context)
+        send, started = _with_headers(send, context, self.version_headers)
         try:
             if length is not None or scope["method"] not in BODILESS:
                 receive = await _limited_body(scope, receive, length)
             if not is_public(scope["path"]):
-                principal = await self.deps.accounts.authenticate(
-                    (api_key or b"").decode("latin-1")
-                )
+                requested = None if version is None else REQUESTED.get(version)
+                if requested is not None:
+                    context.version = requested
+                principal = await self._authenticate(scope, api_key, context, version)
                 context.principal = principal
                 decision = await self.deps.rate_limiter.hit(principal)
                 context.rate_limit_headers = decision.headers()
                 if not decision.allowed:
                     raise RateLimited(retryAfter=decision.retry_after())
+                if version is not None and requested is None:
+                    raise UnsupportedVersion(supportedVersions=list(SUPPORTED_VERSIONS))
                 problem = head_problem(scope["path"], scope["query_string"])
                 if problem is not None:
                     raise problem
@@ -162,6 +187,30 @@ class Gateway:
             log.exception("unhandled error on %s %s", scope["method"], scope["path"])
             await self._fail(InternalError(), scope, receive, send, context)
 
+    async def _authenticate(
+        self, scope: Scope, api_key: bytes | None, context: RequestContext, version: bytes | None
+    ) -> Principal:
+        """The caller; without a version header the answer is in the key's pinned version
+        (an expired key's too). On the sandbox listener, live keys are refused."""
+        try:
+            principal = await self.deps.accounts.authenticate((api_key or b"").decode("latin-1"))
+        except ExpiredToken as expired:
+            if version is None and expired.key_version is not None:
+                context.version = ApiVersion(expired.key_version)
+            raise
+        if version is None:
+            context.version = principal.api_version
+        if (
+            self.deps.sandbox_port is not None
+            and principal.environment is Environment.LIVE
+            and (scope.get("server") or ("", None))[1] == self.deps.sandbox_port
+        ):
+            raise Unauthorized(
+                "This address serves sandbox keys only: send live keys to "
+                f"{self.deps.main_address}."
+            )
+        return principal
+
     async def _serve_cached_read(self, scope: Scope, context: RequestContext, send: Send) -> bool:
         if scope["method"] != "GET" or context.principal is None:
             return False
@@ -183,6 +232,7 @@ class Gateway:
             (b"content-length", str(len(body)).encode()),
             (b"x-request-id", context.request_id.encode()),
             *context.rate_limit_headers,
+            *self.version_headers[context.version],
         ]
         context.status, context.route = 200, DEVICE_ROUTES[parts[1]]
         await send({"type": "http.response.start", "status": 200, "headers": headers})
@@ -221,6 +271,7 @@ class Gateway:
             (b"content-length", str(len(answer)).encode()),
             (b"x-request-id", context.request_id.encode()),
             *context.rate_limit_headers,
+            *self.version_headers[context.version],
         ]
         context.status, context.route = push_status(action), DEVICE_ROUTES[parts[1]]
         await send({"type": "http.response.start", "status": context.status, "headers": headers})
@@ -239,7 +290,9 @@ class Gateway:
         await response(scope, receive, send)
 
 
-def _with_headers(send: Send, context: RequestContext) -> tuple[Send, Callable[[], bool]]:
+def _with_headers(
+    send: Send, context: RequestContext, version_headers: dict[ApiVersion, Headers]
+) -> tuple[Send, Callable[[], bool]]:
     """`send` adding our headers to every response the app sends, and whether a response
     has started. (Cached reads send theirs complete, without this wrapper.)"""
     began = False
@@ -252,6 +305,7 @@ def _with_headers(send: Send, context: RequestContext) -> tuple[Send, Callable[[
             headers = list(message.get("headers", []))
             headers.append((b"x-request-id", context.request_id.encode()))
             headers.extend(context.rate_limit_headers)
+            headers.extend(version_headers[context.version])
             message = {**message, "headers": headers}
         await send(message)
 

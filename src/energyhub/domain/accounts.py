@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 
+from energyhub.domain.versions import ApiVersion
+
 
 class Environment(StrEnum):
     SANDBOX = "sandbox"
@@ -60,6 +62,7 @@ class ApiKey:
     created_at: datetime
     expires_at: datetime | None
     revoked_at: datetime | None
+    api_version: ApiVersion = ApiVersion.V1  # what its requests get without a version header
 
     def usable_at(self, now: datetime) -> bool:
         if self.revoked_at is not None and self.revoked_at <= now:
@@ -74,3 +77,4 @@ class Principal:
     account_id: str
     environment: Environment
     key_id: str
+    api_version: ApiVersion = ApiVersion.V1  # the key's pinned version

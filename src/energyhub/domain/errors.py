@@ -32,6 +32,10 @@ class ExpiredToken(ApiError):
     code, status = "EXPIRED_TOKEN", 401
     default_message = "This API key was revoked or has expired: create a new key."
 
+    def __init__(self, message: str | None = None, *, key_version: str | None = None) -> None:
+        super().__init__(message)
+        self.key_version = key_version  # the key's pinned API version, to answer in
+
 
 class SandboxOnly(ApiError):
     code, status = "SANDBOX_ONLY", 403
@@ -49,6 +53,14 @@ class RateLimited(ApiError):
 
 
 # --- request shape and routing -------------------------------------------------------------
+class UnsupportedVersion(ApiError):
+    code, status = "UNSUPPORTED_VERSION", 400
+    default_message = (
+        "Unknown API version in the energyhub-version header: send one of "
+        "details.supportedVersions, or no header to use the key's version."
+    )
+
+
 class InvalidRequest(ApiError):
     code, status = "INVALID_REQUEST", 400
     default_message = "The request is malformed: see details.errors for what to fix."
@@ -246,7 +258,8 @@ class WebhookUrlNotPublic(ApiError):
 
 
 class DeviceNotCapable(ApiError):
-    """Spec 7's alternative code set; this service answers with the precise codes above."""
+    """The older variant's code for the capability refusals above (API version `legacy`,
+    `domain/versions.py`); 1.0 answers with the precise codes."""
 
     code, status = "DEVICE_NOT_CAPABLE", 422
     default_message = "The device cannot do this."

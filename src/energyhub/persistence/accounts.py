@@ -10,6 +10,7 @@ from sqlalchemy import func, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from energyhub.domain.accounts import Account, ApiKey, Environment
+from energyhub.domain.versions import ApiVersion
 from energyhub.persistence.tables import accounts, api_keys
 
 
@@ -23,6 +24,7 @@ def _key(row: Any) -> ApiKey:
         created_at=row.created_at,
         expires_at=row.expires_at,
         revoked_at=row.revoked_at,
+        api_version=ApiVersion(row.api_version),
     )
 
 
@@ -59,6 +61,7 @@ class SqlAccountRepository:
                 created_at=key.created_at,
                 expires_at=key.expires_at,
                 revoked_at=key.revoked_at,
+                api_version=key.api_version.value,
             )
         )
 
@@ -79,6 +82,11 @@ class SqlAccountRepository:
             .order_by(api_keys.c.created_at, api_keys.c.id)
         )
         return [_key(r) for r in rows]
+
+    async def set_key_version(self, key_id: str, version: ApiVersion) -> None:
+        await self._c.execute(
+            update(api_keys).where(api_keys.c.id == key_id).values(api_version=version.value)
+        )
 
     async def revoke_key(self, key_id: str, at: datetime) -> bool:
         result = await self._c.execute(

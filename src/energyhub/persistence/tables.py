@@ -47,6 +47,7 @@ api_keys = Table(
     Column("created_at", UTCDateTime(), nullable=False),
     Column("expires_at", UTCDateTime(), nullable=True),
     Column("revoked_at", UTCDateTime(), nullable=True),
+    Column("api_version", String(10), nullable=False, server_default="1.0"),
 )
 
 users = Table(
@@ -173,6 +174,9 @@ webhook_endpoints = Table(
     Column("enabled", Boolean, nullable=False),
     Column("created_at", UTCDateTime(), nullable=False),
     Column("deleted_at", UTCDateTime(), nullable=True),  # kept for its deliveries' history
+    # after a rotation the old secret (encrypted) signs beside the new one until this moment
+    Column("previous_secret", String(400), nullable=True),
+    Column("previous_secret_expires_at", UTCDateTime(), nullable=True),
     Index(None, "account_id", "environment", "pk"),
 )
 
@@ -211,6 +215,7 @@ webhook_deliveries = Table(
     Column("lease_until", UTCDateTime(), nullable=True),
     Column("created_at", UTCDateTime(), nullable=False),
     Column("updated_at", UTCDateTime(), nullable=False),
+    Column("response_body", String(), nullable=True),  # the latest answer's start
     UniqueConstraint("event_id", "endpoint_id"),
     Index(None, "account_id", "environment", "pk"),
 )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from energyhub.domain.accounts import (
@@ -19,6 +19,7 @@ from energyhub.domain.accounts import (
 )
 from energyhub.domain.clock import Clock
 from energyhub.domain.errors import ExpiredToken, Unauthorized
+from energyhub.domain.versions import ApiVersion, pinned_version
 from energyhub.ports.storage import UnitOfWorkFactory
 from energyhub.services.ids import prefixed_id, random_base62
 
@@ -81,8 +82,10 @@ class AccountService:
         environment: Environment,
         expires_at: datetime | None = None,
         prefix: str | None = None,
+        api_version: ApiVersion | None = None,
     ) -> CreatedKey:
-        """A new key; `prefix` may pick the older `sk_sandbox_` spelling for a sandbox key."""
+        """A new key; `prefix` may pick the older `sk_sandbox_` spelling for a sandbox key.
+        Without `api_version` the key is pinned as `pinned_version` says."""
         prefix = prefix or environment.key_prefix
         if KEY_PREFIXES.get(prefix) is not environment:
             raise ValueError(f"prefix {prefix!r} does not belong to the {environment} environment")
@@ -99,6 +102,7 @@ class AccountService:
                 created_at=self._clock.now(),
                 expires_at=expires_at,
                 revoked_at=None,
+                api_version=pinned_version(prefix, api_version),
             )
             await tx.accounts.add_key(api_key, hash_key(plaintext))
         return CreatedKey(plaintext, api_key)
@@ -111,9 +115,25 @@ class AccountService:
                 if found is None or found.account_id != account_id:
                     return False
             revoked = await tx.accounts.revoke_key(key_id, self._clock.now())
+        self._forget(key_id)
+        return revoked
+
+    async def set_key_version(
+        self, key_id: str, version: ApiVersion, account_id: str | None = None
+    ) -> ApiKey | None:
+        """Moves a key to another API version (None: no such key, or not of `account_id`).
+        This process answers in it at once, others within `key_cache_ttl_s`."""
+        async with self._uow() as tx:
+            found = await tx.accounts.get_key(key_id)
+            if found is None or (account_id is not None and found.account_id != account_id):
+                return None
+            await tx.accounts.set_key_version(key_id, version)
+        self._forget(key_id)
+        return replace(found, api_version=version)
+
+    def _forget(self, key_id: str) -> None:
         self._cache = {h: e for h, e in self._cache.items() if e[0].id != key_id}
         self._principals = {k: e for k, e in self._principals.items() if e[0].id != key_id}
-        return revoked
 
     async def list_keys(self, account_id: str) -> Sequence[ApiKey]:
         async with self._uow() as tx:
@@ -134,8 +154,10 @@ class AccountService:
             api_key = await self._lookup(hash_key(raw_key))
             if KEY_PREFIXES[match.group(1)] is not api_key.environment:
                 raise Unauthorized()
-            principal = Principal(api_key.account_id, api_key.environment, api_key.id)
+            principal = Principal(
+                api_key.account_id, api_key.environment, api_key.id, api_key.api_version
+            )
             self._principals[raw_key] = (api_key, principal, time.monotonic())
         if not api_key.usable_at(self._clock.now()):
-            raise ExpiredToken()
+            raise ExpiredToken(key_version=api_key.api_version.value)
         return principal

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Path, Query
 from starlette.responses import Response
 
 from energyhub.api.deps import Caller, Context, Services
-from energyhub.api.envelope import success_response
+from energyhub.api.envelope import device_listing_response, success_response
 from energyhub.api.representations import device_body, pagination, vehicle_body
 from energyhub.api.schemas import BatteryDevice, Envelope, EvChargerDevice, Page, Vehicle
 from energyhub.domain.capabilities import DeviceType
@@ -51,8 +51,13 @@ async def _list(
 ) -> Response:
     page = await services.devices.list_page(caller, [device_type], user_id, offset, limit)
     items = [device_body(d, page.vehicles.get(d.id), StateSource.CACHE, None) for d in page.devices]
-    data = {"items": items, "pagination": pagination(offset, limit, page.total)}
-    return success_response(data, context, caller.environment.value, services.clock)
+    return device_listing_response(
+        items,
+        pagination(offset, limit, page.total),
+        context,
+        caller.environment.value,
+        services.clock,
+    )
 
 
 @router.get("/battery/{deviceId}", response_model=Envelope[BatteryDevice], tags=["batteries"])

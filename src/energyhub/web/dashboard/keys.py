@@ -9,6 +9,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from energyhub.domain.versions import DEPRECATED_SINCE
 from energyhub.web.dashboard.site import Site, Visitor, back_to, notice_of
 
 
@@ -39,6 +40,7 @@ async def _keys(site: Site, request: Request, visitor: Visitor) -> Response:
         title="API keys",
         section="keys",
         keys=[(k, k.usable_at(now)) for k in listed],
+        deprecated=DEPRECATED_SINCE,
         new_key=new_key,
         notice=notice_of(request),
     )

@@ -2,7 +2,9 @@
 splice instead of a query, a model and a serialisation (see docs/architecture.md).
 
 Entries are dropped when the device changes in this process (`DeviceChangeFeed`). When
-other processes can write (PostgreSQL), entries also expire after `max_entry_age_s`."""
+other processes can write (PostgreSQL), they are dropped too when another process says the
+device changed (a `device` signal); entries also expire after `max_entry_age_s`, which is
+short while that channel is down (`follow`)."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from energyhub.api.representations import device_body
 from energyhub.domain.accounts import Principal
 from energyhub.domain.capabilities import DeviceType
 from energyhub.domain.devices import CacheType, Device, StateSource, Vehicle, is_fresh
+from energyhub.ports.signals import Signals, Topic
 
 
 @dataclass(slots=True)
@@ -49,6 +52,23 @@ class DeviceReadCache:
 
     def clear(self) -> None:
         self._entries.clear()
+
+    def follow(
+        self, signals: Signals, max_age_while_up_s: float, max_age_while_down_s: float
+    ) -> None:
+        """Other processes' changes drop entries here. While the channel is down changes go
+        unheard, so entries live `max_age_while_down_s`; when it is back, every entry goes
+        (changes were missed). `max_age_while_up_s` bounds a change whose writer died
+        between its commit and its signal."""
+        signals.subscribe(Topic.DEVICE, self.invalidate)
+
+        def channel(up: bool) -> None:
+            if up:
+                self._entries.clear()
+            self._max_age = max_age_while_up_s if up else max_age_while_down_s
+
+        channel(signals.up)
+        signals.on_channel(channel)
 
     def lookup(
         self,

@@ -1,6 +1,7 @@
 """What every background worker does: a pass over the work that is due, then sleep until
-the next due time (at most `max_sleep_s`: on PostgreSQL other processes add work this one
-is not told about), waking early when told something is due sooner."""
+the next due time (at most `max_sleep_s`: a safety poll, short on PostgreSQL while the
+channel that carries other processes' wake-ups is down), waking early when told something
+is due sooner."""
 
 from __future__ import annotations
 
@@ -51,6 +52,13 @@ class DueWorkLoop(ABC):
                 self._wakeup.set()
             elif self._asked_for is None or due_at < self._asked_for:
                 self._asked_for = due_at
+
+    def poll_every(self, max_sleep_s: float) -> None:
+        """From now on look at least this often (the sleep under way is cut to it)."""
+        self._max_sleep_s = max_sleep_s
+        until = self._sleeping_until
+        if until is not None and until - self._clock.now() > timedelta(seconds=max_sleep_s):
+            self._wakeup.set()
 
     def start(self) -> None:
         if self._task is None:

@@ -20,9 +20,11 @@ from urllib.parse import urlparse, urlunparse
 import pytest
 from sqlalchemy import text
 
+from energyhub.adapters.host_lookup import DnsHostLookup
 from energyhub.bootstrap import Container, build_container
 from energyhub.config import Settings
 from energyhub.domain.clock import FakeClock
+from energyhub.domain.webhook_reach import IPAddress
 from energyhub.persistence.engine import create_engine, migrate
 from energyhub.persistence.tables import metadata
 from tests import network_guard
@@ -42,6 +44,20 @@ def _only_loopback() -> Iterator[None]:
     """Every test stays on 127.0.0.0/8 and ::1 (tests/network_guard.py)."""
     with network_guard.checked():
         yield
+
+
+@pytest.fixture(autouse=True)
+def host_names(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[IPAddress]]:
+    """What host names resolve to when a live webhook endpoint is created: the service's
+    DNS lookup is stubbed (no lookup leaves the machine); a name not here resolves to
+    nothing, which lets the endpoint be created. Tests add names to it."""
+    names: dict[str, list[IPAddress]] = {}
+
+    async def addresses(_self: DnsHostLookup, host: str) -> list[IPAddress]:
+        return list(names.get(host.rstrip(".").lower(), []))
+
+    monkeypatch.setattr(DnsHostLookup, "addresses", addresses)
+    return names
 
 
 def _reachable(url: str, default_port: int) -> bool:

@@ -24,6 +24,7 @@ from urllib.parse import urlsplit
 from standardwebhooks import Webhook
 
 from energyhub.domain.clock import Clock, ensure_utc
+from energyhub.domain.deliveries import RESPONSE_BODY_CHARS
 from energyhub.domain.webhook_reach import IPAddress, PrivateWebhookUrls, Reach, endpoint_reach
 from energyhub.domain.webhooks import is_public_address
 from energyhub.ports.webhooks import AttemptOutcome, WebhookRequest
@@ -34,8 +35,9 @@ if TYPE_CHECKING:  # aiohttp loads with the first delivery (~8 MB a quiet servic
 
 USER_AGENT: Final = "energyhub-webhooks/1"
 MAX_RESPONSE_BYTES: Final = 64 * 1024
-"""We never use the receiver's body; reading a little lets the connection be reused, and the
-cap keeps a huge answer from costing us (the connection is closed instead)."""
+"""Reading the receiver's body lets the connection be reused; the cap keeps a huge answer
+from costing us (the connection is closed instead)."""
+KEPT_RESPONSE_BYTES: Final = 4 * RESPONSE_BODY_CHARS  # enough for that many characters
 _SIGNER_CACHE_SIZE: Final = 1024
 NON_PUBLIC_FAILURE: Final = (
     "no HTTP answer from a non-public address; check that the receiver is running "
@@ -77,9 +79,11 @@ class WebhookClient:
         from energyhub.adapters.address_guard import noting_connections
 
         now = ensure_utc(self._clock.now())
-        signature = self._signer(request.secret).sign(
-            request.delivery_id, now, request.body.decode("utf-8")
-        )
+        text = request.body.decode("utf-8")
+        signature = self._signer(request.secret).sign(request.delivery_id, now, text)
+        if request.previous_secret is not None:  # a rotation's overlap: `v1,<new> v1,<old>`
+            old = self._signer(request.previous_secret).sign(request.delivery_id, now, text)
+            signature = f"{signature} {old}"
         headers = {
             "webhook-id": request.delivery_id,
             "webhook-timestamp": str(int(now.timestamp())),
@@ -93,23 +97,30 @@ class WebhookClient:
         started = time.perf_counter()
         status: int | None = None
         error: str | None = None
+        answer: str | None = None
         with noting_connections() as connected:
             try:
                 async with session.post(
                     request.url, data=request.body, headers=headers, allow_redirects=False
                 ) as response:
                     status = response.status
-                    await _drain(response)
+                    answer = await _drain(response)
             except (aiohttp.ClientError, OSError, ValueError) as exc:  # TimeoutError too
                 error = self._describe(exc)
                 if _tells_port_state(exc) and not _known_public(reach, request.url, connected):
                     error = NON_PUBLIC_FAILURE
-                if request.secret in error or signature in error:  # defence in depth
+                if _leaks(error, request, signature):  # defence in depth
                     error = "request failed"
         duration_ms = round((time.perf_counter() - started) * 1000)
         if status is not None and 300 <= status < 400:
             error = "redirect not followed"
-        return AttemptOutcome(at=now, http_status=status, duration_ms=duration_ms, error=error)
+        return AttemptOutcome(
+            at=now,
+            http_status=status,
+            duration_ms=duration_ms,
+            error=error,
+            response_body=answer,
+        )
 
     async def aclose(self) -> None:
         """Close the sessions, their pooled connections and a resolver we made."""
@@ -243,17 +254,27 @@ def _os_reason(exc: OSError) -> str:
     return (exc.strerror or type(exc).__name__).lower()
 
 
-async def _drain(response: aiohttp.ClientResponse) -> None:
-    """Read (and drop) up to MAX_RESPONSE_BYTES so the connection can be kept alive. The
-    status already decides the attempt: a body that breaks off afterwards is ignored."""
+def _leaks(error: str, request: WebhookRequest, signature: str) -> bool:
+    secrets = (request.secret, request.previous_secret, signature)
+    return any(s is not None and s in error for s in secrets)
+
+
+async def _drain(response: aiohttp.ClientResponse) -> str:
+    """Read up to MAX_RESPONSE_BYTES so the connection can be kept alive, and keep the
+    start of it for the dashboard. The status already decides the attempt: a body that
+    breaks off afterwards is ignored."""
     import aiohttp
 
+    kept = bytearray()
     remaining = MAX_RESPONSE_BYTES
     try:
         while remaining > 0:
             chunk = await response.content.read(remaining)
             if not chunk:
-                return
+                break
+            if len(kept) < KEPT_RESPONSE_BYTES:
+                kept += chunk[: KEPT_RESPONSE_BYTES - len(kept)]
             remaining -= len(chunk)
     except (aiohttp.ClientError, OSError):  # TimeoutError is an OSError
-        return
+        pass
+    return kept.decode("utf-8", errors="replace")[:RESPONSE_BODY_CHARS]

@@ -17,6 +17,14 @@ EventName = Literal[
     "device.disconnected",
 ]
 DeliveryStatusName = Literal["pending", "succeeded", "failed"]
+DeliveryEventName = Literal[
+    "push.completed",
+    "push.failed",
+    "device.connected",
+    "device.reconnected",
+    "device.disconnected",
+    "webhook.test",
+]
 
 _H = "[0-9a-fA-F]{1,4}"
 _IPV6 = "|".join(
@@ -61,6 +69,19 @@ class EndpointCreate(BaseModel):
     )
 
 
+class RotateSecret(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid", json_schema_extra={"examples": [{"expireOldNow": False}]}
+    )
+
+    expireOldNow: bool = Field(
+        default=False,
+        description="Stop signing with the old secret at once (a leaked secret). By default "
+        "it signs beside the new one for 24 hours: webhook-signature then carries "
+        "`v1,<new> v1,<old>`, so receivers can switch without missing a delivery.",
+    )
+
+
 class WebhookEndpoint(BaseModel):
     id: str
     url: str
@@ -91,7 +112,7 @@ class DeliveryAttempt(BaseModel):
 class WebhookDelivery(BaseModel):
     id: str = Field(description="The webhook-id header: the same on every attempt.")
     endpointId: str
-    event: EventName
+    event: DeliveryEventName = Field(description="The x-event-type header.")
     status: DeliveryStatusName
     attempts: list[DeliveryAttempt]
     nextAttemptAt: str | None

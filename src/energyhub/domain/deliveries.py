@@ -27,6 +27,9 @@ class WebhookEndpoint:
     enabled: bool
     created_at: datetime
     deleted_at: datetime | None = None
+    previous_secret: str | None = field(default=None, repr=False)
+    """The secret before the last rotation: it signs too until `previous_secret_expires_at`."""
+    previous_secret_expires_at: datetime | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +50,12 @@ class WebhookDelivery:
     next_attempt_at: datetime | None
     created_at: datetime
     updated_at: datetime
+    response_body: str | None = None
+    """What the receiver answered to the latest attempt, cut at `RESPONSE_BODY_CHARS`."""
+
+
+RESPONSE_BODY_CHARS = 2000
+"""How much of a receiver's answer is kept: enough to read an error page's point."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +67,8 @@ class DueDelivery:
     url: str
     secret: str = field(repr=False)
     deliverable: bool = True
+    previous_secret: str | None = field(default=None, repr=False)
+    """The endpoint's old secret while it still signs beside `secret` (after a rotation)."""
 
 
 def attempt_json(

@@ -6,7 +6,8 @@ address under `all` (receivers on the operator's own network). A hosted service 
 otherwise any sandbox key could make the service probe its own loopback ports.
 
 Pure: the HTTP client enforces this after DNS and at connect (`adapters.address_guard`);
-endpoint creation refuses what the URL alone shows (a literal address, `localhost`).
+endpoint creation refuses what the URL shows (a literal address, `localhost`) and, for a
+live endpoint, what its name resolves to then.
 """
 
 from __future__ import annotations
@@ -85,15 +86,39 @@ def _host_address(host: str) -> IPAddress | None:
 
 
 def check_endpoint_url_reach(url: str, reach: Reach, *, field: str = "body.url") -> None:
-    """422 `WEBHOOK_URL_NOT_PUBLIC` when the URL's host is an address `reach` forbids. Names
-    are checked at delivery only, since what they resolve to can change; `url` has passed
-    `validate_endpoint_url`."""
+    """422 `WEBHOOK_URL_NOT_PUBLIC` when the URL's host is an address `reach` forbids. A name
+    is looked up by the caller (`check_resolved_reach`) and checked again at every delivery,
+    since what it resolves to can change; `url` has passed `validate_endpoint_url`."""
     host = urlsplit(url).hostname
     address = None if host is None else _host_address(host)
     if host is None or address is None or may_connect(address, reach):
         return
-    raise WebhookUrlNotPublic(
-        f"The webhook URL's host {host} is not a public address, and this endpoint may reach "
+    raise _not_public(host, reach, field)
+
+
+def host_to_resolve(url: str) -> str | None:
+    """The URL's host when it is a name DNS must answer for (not a literal address and not
+    `localhost`), else None."""
+    host = urlsplit(url).hostname
+    return host if host is not None and _host_address(host) is None else None
+
+
+def check_resolved_reach(
+    host: str, addresses: list[IPAddress], reach: Reach, *, field: str = "body.url"
+) -> None:
+    """422 `WEBHOOK_URL_NOT_PUBLIC` when `host` resolves to any address `reach` forbids (a
+    name that resolves to nothing passes: it is checked again at every delivery)."""
+    if all(may_connect(address, reach) for address in addresses):
+        return
+    raise _not_public(host, reach, field, resolved=True)
+
+
+def _not_public(
+    host: str, reach: Reach, field: str, *, resolved: bool = False
+) -> WebhookUrlNotPublic:
+    what = "resolves to an address that is not public" if resolved else "is not a public address"
+    return WebhookUrlNotPublic(
+        f"The webhook URL's host {host} {what}, and this endpoint may reach "
         f"{reach.allowed}: use a public host name or address (a tunnel can expose a local "
         "receiver). The server's operator decides this with ENERGYHUB_PRIVATE_WEBHOOK_URLS.",
         field=field,

@@ -12,6 +12,7 @@ import random
 import re
 import secrets
 from collections.abc import Sequence
+from datetime import datetime, timedelta
 from enum import StrEnum
 from urllib.parse import urlsplit
 
@@ -35,6 +36,16 @@ class EventType(StrEnum):
     DEVICE_CONNECTED = "device.connected"
     DEVICE_RECONNECTED = "device.reconnected"
     DEVICE_DISCONNECTED = "device.disconnected"
+
+
+TEST_EVENT = "webhook.test"
+"""The `x-event-type` of a test delivery (`POST /webhooks/endpoints/{id}/test`). Not an
+`EventType`: no endpoint subscribes to it, and it is never written to the outbox."""
+
+
+def test_payload(endpoint_id: str, sent_at: str) -> dict[str, object]:
+    """The body of a test delivery: flat, like every event's."""
+    return {"endpointId": endpoint_id, "sentAt": sent_at, "test": True}
 
 
 # --- retries ---------------------------------------------------------------------------------
@@ -87,6 +98,20 @@ SECRET_BYTES = 24
 def new_signing_secret() -> str:
     """A fresh Standard Webhooks secret: `whsec_` + base64 of 24 random bytes (192 bits)."""
     return SECRET_PREFIX + base64.b64encode(secrets.token_bytes(SECRET_BYTES)).decode("ascii")
+
+
+ROTATION_OVERLAP = timedelta(hours=24)
+"""How long after a rotation the old secret still signs, beside the new one: receivers can
+switch to the new secret in their own time without rejecting a delivery."""
+
+
+def previous_secret_in_use(
+    previous: str | None, expires_at: datetime | None, now: datetime
+) -> str | None:
+    """The old secret while it still signs (until `expires_at`), else None."""
+    if previous is None or expires_at is None or now >= expires_at:
+        return None
+    return previous
 
 
 MAX_URL_LENGTH = 2048

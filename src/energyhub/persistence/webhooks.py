@@ -15,7 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from energyhub.domain.deliveries import DueDelivery, WebhookDelivery, WebhookEndpoint
 from energyhub.domain.events import OutboxEvent
-from energyhub.domain.webhooks import DeliveryStatus, EventType
+from energyhub.domain.webhooks import DeliveryStatus, EventType, previous_secret_in_use
 from energyhub.persistence.paging import page_of
 from energyhub.persistence.tables import (
     accounts,
@@ -37,11 +37,13 @@ RECORD_ATTEMPT = (
         attempts=bindparam("attempts", type_=D.c.attempts.type),
         next_attempt_at=bindparam("next_attempt_at", type_=D.c.next_attempt_at.type),
         updated_at=bindparam("updated_at", type_=D.c.updated_at.type),
+        response_body=bindparam("response_body", type_=D.c.response_body.type),
         lease_owner=None,
         lease_until=None,
     )
 )
 PENDING = DeliveryStatus.PENDING.value
+SecretsRow = tuple[int, str, str, str | None, datetime | None]
 
 
 def endpoint_from_row(row: Mapping[Any, Any]) -> WebhookEndpoint:
@@ -57,6 +59,8 @@ def endpoint_from_row(row: Mapping[Any, Any]) -> WebhookEndpoint:
         enabled=row["enabled"],
         created_at=row["created_at"],
         deleted_at=row["deleted_at"],
+        previous_secret=row["previous_secret"],
+        previous_secret_expires_at=row["previous_secret_expires_at"],
     )
 
 
@@ -74,6 +78,7 @@ def delivery_from_row(row: Mapping[Any, Any]) -> WebhookDelivery:
         next_attempt_at=row["next_attempt_at"],
         created_at=row["created_at"],
         updated_at=row["updated_at"],
+        response_body=row["response_body"],
     )
 
 
@@ -91,6 +96,7 @@ def delivery_values(delivery: WebhookDelivery) -> dict[str, Any]:
         next_attempt_at=delivery.next_attempt_at,
         created_at=delivery.created_at,
         updated_at=delivery.updated_at,
+        response_body=delivery.response_body,
     )
 
 
@@ -114,6 +120,8 @@ class SqlWebhookRepository:
                 enabled=endpoint.enabled,
                 created_at=endpoint.created_at,
                 deleted_at=endpoint.deleted_at,
+                previous_secret=endpoint.previous_secret,
+                previous_secret_expires_at=endpoint.previous_secret_expires_at,
             ),
         )
 
@@ -167,15 +175,28 @@ class SqlWebhookRepository:
     async def set_secret(self, endpoint_id: str, secret: str) -> None:
         await self._c.execute(update(E).where(E.c.id == endpoint_id).values(secret=secret))
 
-    async def secrets_page(self, after_pk: int, limit: int) -> list[tuple[int, str, str]]:
-        """(pk, id, stored secret) of every endpoint, deleted ones too, in pk order."""
+    async def set_previous_secret(
+        self, endpoint_id: str, previous: str | None, expires_at: datetime | None
+    ) -> None:
+        """The old secret that signs beside the current one until `expires_at` (None: none)."""
+        await self._c.execute(
+            update(E)
+            .where(E.c.id == endpoint_id)
+            .values(previous_secret=previous, previous_secret_expires_at=expires_at)
+        )
+
+    async def secrets_page(self, after_pk: int, limit: int) -> list[SecretsRow]:
+        """(pk, id, stored secret, stored previous secret, its end) of every endpoint,
+        deleted ones too, in pk order."""
         rows = await self._c.execute(
-            select(E.c.pk, E.c.id, E.c.secret)
+            select(E.c.pk, E.c.id, E.c.secret, E.c.previous_secret, E.c.previous_secret_expires_at)
             .where(E.c.pk > after_pk)
             .order_by(E.c.pk)
             .limit(limit)
         )
-        return [(r.pk, r.id, r.secret) for r in rows]
+        return [
+            (r.pk, r.id, r.secret, r.previous_secret, r.previous_secret_expires_at) for r in rows
+        ]
 
     async def delete_endpoint(
         self, account_id: str, environment: str, endpoint_id: str, at: datetime
@@ -287,7 +308,15 @@ class SqlWebhookRepository:
         endpoint's address and secret. On PostgreSQL their rows stay locked (and are
         skipped by other senders) until this transaction ends: lease the ones to keep."""
         query = (
-            select(D, E.c.url, E.c.secret, E.c.enabled, E.c.deleted_at)
+            select(
+                D,
+                E.c.url,
+                E.c.secret,
+                E.c.enabled,
+                E.c.deleted_at,
+                E.c.previous_secret,
+                E.c.previous_secret_expires_at,
+            )
             .join(E, E.c.id == D.c.endpoint_id)
             .where(
                 D.c.next_attempt_at <= now,
@@ -308,6 +337,9 @@ class SqlWebhookRepository:
                 url=r.url,
                 secret=r.secret,
                 deliverable=bool(r.enabled) and r.deleted_at is None,
+                previous_secret=previous_secret_in_use(
+                    r.previous_secret, r.previous_secret_expires_at, now
+                ),
             )
             for r in await self._c.execute(query)
         ]

@@ -3,7 +3,8 @@ sender of attempts (the HTTP client in `adapters/`, or a fake in tests)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import ipaddress
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
 
@@ -12,14 +13,16 @@ from typing import Protocol
 class WebhookRequest:
     """One attempt to deliver: `delivery_id` is the `webhook-id`, constant across retries;
     `body` is the exact JSON bytes that are signed and sent; `environment` ("sandbox" or
-    "live") is the endpoint's, which with the client's setting decides what it may reach."""
+    "live") is the endpoint's, which with the client's setting decides what it may reach;
+    `previous_secret`, for a day after a rotation, signs too (a second signature)."""
 
     delivery_id: str
     event_type: str
     url: str
-    secret: str
+    secret: str = field(repr=False)
     body: bytes
     environment: str
+    previous_secret: str | None = field(default=None, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +34,7 @@ class AttemptOutcome:
     http_status: int | None
     duration_ms: int
     error: str | None
+    response_body: str | None = None  # the start of the receiver's answer, for the dashboard
 
     @property
     def succeeded(self) -> bool:
@@ -42,3 +46,10 @@ class AttemptSender(Protocol):
     """`adapters.webhook_client.WebhookClient`, or a fake in tests."""
 
     async def send(self, request: WebhookRequest) -> AttemptOutcome: ...
+
+
+class HostLookup(Protocol):
+    """Resolves a host name to its addresses (empty when it does not resolve), so a live
+    endpoint whose name points at a private address is refused when it is created."""
+
+    async def addresses(self, host: str) -> list[ipaddress.IPv4Address | ipaddress.IPv6Address]: ...

@@ -34,7 +34,12 @@ from energyhub.domain.deliveries import (
 )
 from energyhub.domain.delivery_slots import DeliverySlots, SlotLimits
 from energyhub.domain.events import OutboxEvent
-from energyhub.domain.webhooks import DEFAULT_RETRY_SCHEDULE_S, DeliveryStatus, endpoint_accepts
+from energyhub.domain.webhooks import (
+    DEFAULT_RETRY_SCHEDULE_S,
+    DeliveryStatus,
+    endpoint_accepts,
+    previous_secret_in_use,
+)
 from energyhub.ports.metrics import Metrics
 from energyhub.ports.secrets import Cipher
 from energyhub.ports.storage import UnitOfWorkFactory
@@ -232,6 +237,9 @@ class WebhookSender:
             secret=self._secret(due.secret),
             body=delivery.body.encode(),
             environment=delivery.environment,
+            previous_secret=None
+            if due.previous_secret is None
+            else self._secret(due.previous_secret),
         )
         try:
             outcome = await self._client.send(request)
@@ -273,6 +281,7 @@ class WebhookSender:
         attempts = list(delivery.attempts)
         status: DeliveryStatus
         next_at: datetime | None
+        answer = delivery.response_body
         if outcome is None:  # its endpoint was deleted or disabled: end it unsent
             status = (
                 DeliveryStatus.FAILED
@@ -287,12 +296,14 @@ class WebhookSender:
             status, next_at = after_attempt(
                 delivery.status, len(attempts), outcome.succeeded, now, self._schedule, self._rng
             )
+            answer = outcome.response_body
         return dict(
             row_id=delivery.id,
             status=status.value,
             attempts=attempts,
             next_attempt_at=next_at,
             updated_at=now,
+            response_body=answer,
         )
 
 
@@ -330,4 +341,7 @@ def _deliveries_for(
             created_at=now,
             updated_at=now,
         )
-        yield DueDelivery(delivery, endpoint.url, endpoint.secret)
+        previous = previous_secret_in_use(
+            endpoint.previous_secret, endpoint.previous_secret_expires_at, now
+        )
+        yield DueDelivery(delivery, endpoint.url, endpoint.secret, previous_secret=previous)

@@ -8,24 +8,34 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import datetime
 
+import orjson
+
 from energyhub.domain.accounts import Principal
-from energyhub.domain.clock import Clock
+from energyhub.domain.clock import Clock, isoformat_utc
 from energyhub.domain.deliveries import WebhookDelivery, WebhookEndpoint
 from energyhub.domain.errors import DeliveryNotFound, EndpointLimitReached, EndpointNotFound
 from energyhub.domain.webhook_reach import (
     PrivateWebhookUrls,
+    Reach,
     check_endpoint_url_reach,
+    check_resolved_reach,
     endpoint_reach,
+    host_to_resolve,
 )
 from energyhub.domain.webhooks import (
+    ROTATION_OVERLAP,
     SECRET_PREFIX,
+    TEST_EVENT,
     DeliveryStatus,
     EventType,
     new_signing_secret,
+    previous_secret_in_use,
+    test_payload,
     validate_endpoint_url,
 )
 from energyhub.ports.secrets import Cipher
 from energyhub.ports.storage import UnitOfWork, UnitOfWorkFactory
+from energyhub.ports.webhooks import HostLookup
 from energyhub.services.ids import prefixed_id
 
 log = logging.getLogger(__name__)
@@ -51,10 +61,13 @@ class WebhookService:
         *,
         private_urls: PrivateWebhookUrls = PrivateWebhookUrls.SANDBOX,
         max_endpoints: int = MAX_ENDPOINTS,
+        lookup: HostLookup | None = None,
     ) -> None:
         """`cipher` encrypts the signing secrets at rest; `wake(due_at)` tells the sender
         that a delivery is due (a resend); `private_urls` is ENERGYHUB_PRIVATE_WEBHOOK_URLS;
-        `max_endpoints` (ENERGYHUB_WEBHOOK_MAX_ENDPOINTS) caps an environment's endpoints."""
+        `max_endpoints` (ENERGYHUB_WEBHOOK_MAX_ENDPOINTS) caps an environment's endpoints;
+        `lookup` resolves a live endpoint's host name at creation (None: not looked up)."""
+        self._lookup = lookup
         self._uow = uow
         self._clock = clock
         self._cipher = cipher
@@ -74,9 +87,9 @@ class WebhookService:
         host is an address the endpoint may not reach is refused now (names at delivery), and
         so is an endpoint over the environment's cap."""
         url = validate_endpoint_url(url)
-        check_endpoint_url_reach(
-            url, endpoint_reach(self._private_urls, principal.environment.value)
-        )
+        reach = endpoint_reach(self._private_urls, principal.environment.value)
+        check_endpoint_url_reach(url, reach)
+        await self._check_resolved(url, reach, principal.environment.value)
         endpoint = WebhookEndpoint(
             id=prefixed_id("we"),
             account_id=principal.account_id,
@@ -131,14 +144,62 @@ class WebhookService:
         log.info("webhook endpoint %s deleted", endpoint_id)
         return replace(endpoint, deleted_at=now)
 
-    async def rotate_secret(self, principal: Principal, endpoint_id: str) -> WebhookEndpoint:
-        """A new secret signs every attempt from now on (retries of older events too)."""
+    async def rotate_secret(
+        self, principal: Principal, endpoint_id: str, *, expire_old_now: bool = False
+    ) -> WebhookEndpoint:
+        """A new secret signs every attempt from now on (retries of older events too). For
+        `ROTATION_OVERLAP` the old one signs beside it (two signatures), so receivers can
+        switch when they like; `expire_old_now` drops it at once (a leaked secret)."""
         secret = new_signing_secret()
+        now = self._clock.now()
+        async with self._uow() as tx:
+            stored = await tx.webhooks.get_endpoint(
+                principal.account_id, principal.environment.value, endpoint_id
+            )
+            if stored is None:
+                raise EndpointNotFound()
+            endpoint = self._opened(stored)
+            await tx.webhooks.set_secret(endpoint_id, self._cipher.seal_text(secret))
+            previous = None if expire_old_now else stored.secret
+            expires = None if expire_old_now else now + ROTATION_OVERLAP
+            await tx.webhooks.set_previous_secret(endpoint_id, previous, expires)
+        log.info(
+            "webhook endpoint %s: signing secret rotated%s",
+            endpoint_id,
+            " (old one expired at once)" if expire_old_now else "",
+        )
+        return replace(
+            endpoint,
+            secret=secret,
+            previous_secret=None if previous is None else endpoint.secret,
+            previous_secret_expires_at=expires,
+        )
+
+    async def send_test(self, principal: Principal, endpoint_id: str) -> WebhookDelivery:
+        """A `webhook.test` delivery to one endpoint, due now (no sandbox delay), signed,
+        retried and listed like any other."""
+        now = self._clock.now()
         async with self._uow() as tx:
             endpoint = await self._endpoint(tx, principal, endpoint_id)
-            await tx.webhooks.set_secret(endpoint_id, self._cipher.seal_text(secret))
-        log.info("webhook endpoint %s: signing secret rotated", endpoint_id)
-        return replace(endpoint, secret=secret)
+            body = orjson.dumps(test_payload(endpoint.id, isoformat_utc(now))).decode()
+            delivery = WebhookDelivery(
+                id=prefixed_id("msg"),
+                event_id=prefixed_id("evt"),
+                endpoint_id=endpoint.id,
+                account_id=endpoint.account_id,
+                environment=endpoint.environment,
+                event_type=TEST_EVENT,
+                body=body,
+                status=DeliveryStatus.PENDING,
+                attempts=(),
+                next_attempt_at=now,
+                created_at=now,
+                updated_at=now,
+            )
+            await tx.webhooks.add_deliveries([delivery])
+        self._wake(now)
+        log.info("webhook endpoint %s: test delivery %s queued", endpoint_id, delivery.id)
+        return delivery
 
     # --- deliveries -----------------------------------------------------------------------
     async def list_deliveries(
@@ -190,24 +251,52 @@ class WebhookService:
         while True:
             async with self._uow() as tx:
                 page = await tx.webhooks.secrets_page(after, batch)
-                for _, endpoint_id, stored in page:
-                    resealed = (
-                        self._cipher.seal_text(stored)
-                        if stored.startswith(SECRET_PREFIX)
-                        else self._cipher.rotate(stored)
-                    )
-                    await tx.webhooks.set_secret(endpoint_id, resealed)
+                now = self._clock.now()
+                for _, endpoint_id, stored, previous, expires in page:
+                    await tx.webhooks.set_secret(endpoint_id, self._resealed(stored))
+                    if previous is not None:  # an expired one is dropped, not resealed
+                        kept = previous_secret_in_use(previous, expires, now)
+                        await tx.webhooks.set_previous_secret(
+                            endpoint_id,
+                            None if kept is None else self._resealed(kept),
+                            None if kept is None else expires,
+                        )
             if not page:
                 return count
             count += len(page)
             after = page[-1][0]
 
     # --- helpers --------------------------------------------------------------------------
+    async def _check_resolved(self, url: str, reach: Reach, environment: str) -> None:
+        """A live endpoint's host name must not resolve to an address it may not reach."""
+        host = host_to_resolve(url)
+        if self._lookup is None or host is None or environment != "live" or reach is Reach.ANY:
+            return
+        check_resolved_reach(host, await self._lookup.addresses(host), reach)
+
+    def _resealed(self, stored: str) -> str:
+        if stored.startswith(SECRET_PREFIX):
+            return self._cipher.seal_text(stored)
+        return self._cipher.rotate(stored)
+
     def _sealed(self, endpoint: WebhookEndpoint) -> WebhookEndpoint:
         return replace(endpoint, secret=self._cipher.seal_text(endpoint.secret))
 
     def _opened(self, endpoint: WebhookEndpoint) -> WebhookEndpoint:
-        return replace(endpoint, secret=open_signing_secret(self._cipher, endpoint.secret))
+        """The endpoint with its secrets in the clear (the old one only while it signs)."""
+        previous = previous_secret_in_use(
+            endpoint.previous_secret, endpoint.previous_secret_expires_at, self._clock.now()
+        )
+        return replace(
+            endpoint,
+            secret=open_signing_secret(self._cipher, endpoint.secret),
+            previous_secret=None
+            if previous is None
+            else open_signing_secret(self._cipher, previous),
+            previous_secret_expires_at=None
+            if previous is None
+            else endpoint.previous_secret_expires_at,
+        )
 
     async def _endpoint(
         self, tx: UnitOfWork, principal: Principal, endpoint_id: str

@@ -17,6 +17,7 @@ from energyhub.api.schemas import Envelope, ErrorEnvelope, Page
 from energyhub.api.webhook_schemas import (
     DeliveryStatusName,
     EndpointCreate,
+    RotateSecret,
     WebhookDelivery,
     WebhookEndpoint,
     WebhookEndpoints,
@@ -148,13 +149,37 @@ async def delete_endpoint(
     responses=ENDPOINT_NOT_FOUND,
 )
 async def rotate_secret(
-    services: Services, context: Context, caller: Caller, endpointId: ResourceId
+    services: Services,
+    context: Context,
+    caller: Caller,
+    endpointId: ResourceId,
+    body: RotateSecret | None = None,
 ) -> Response:
     """Replace the signing secret: every attempt from now on, retries included, is signed
-    with the new one, which the answer carries."""
-    endpoint = await services.webhooks.rotate_secret(caller, endpointId)
+    with the new one, which the answer carries. For 24 hours the old secret signs too
+    (`webhook-signature: v1,<new> v1,<old>`), unless `expireOldNow` is true."""
+    expire = body is not None and body.expireOldNow
+    endpoint = await services.webhooks.rotate_secret(caller, endpointId, expire_old_now=expire)
     data = endpoint_body(endpoint, secret=True)
     return success_response(data, context, caller.environment.value, services.clock)
+
+
+@router.post(
+    "/endpoints/{endpointId}/test",
+    status_code=202,
+    response_model=Envelope[WebhookDelivery],
+    responses=ENDPOINT_NOT_FOUND,
+)
+async def send_test_event(
+    services: Services, context: Context, caller: Caller, endpointId: ResourceId
+) -> Response:
+    """Send a test event now (no sandbox delay): a signed `{"endpointId", "sentAt",
+    "test": true}` with `x-event-type: webhook.test`, listed and retried like any delivery.
+    202 with the delivery; its attempts show how the endpoint answered."""
+    delivery = await services.webhooks.send_test(caller, endpointId)
+    return success_response(
+        delivery_body(delivery), context, caller.environment.value, services.clock, 202
+    )
 
 
 @router.get("/deliveries", response_model=Envelope[Page[WebhookDelivery]])

@@ -75,7 +75,8 @@ async def _delivery(site: Site, request: Request, visitor: Visitor) -> Response:
         title=f"Delivery {found.id}",
         section="deliveries",
         delivery=found,
-        body=_pretty(found.body),
+        body=found.body,  # exactly the signed bytes: a receiver can check a signature on it
+        pretty=_pretty(found.body),
         notice=notice_of(request),
     )
 

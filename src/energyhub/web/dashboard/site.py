@@ -43,6 +43,7 @@ NOTICES = {
     "key-gone": "That key was already revoked or does not exist.",
     "endpoint-removed": "The endpoint was removed: it gets no more events.",
     "resent": "One more attempt was queued: it is sent within a few seconds.",
+    "test-sent": "A test event was queued: it is sent at once. Reload to see its attempt.",
     "signed-out": "You are signed out.",
 }
 

@@ -1,9 +1,10 @@
-"""The webhook endpoints page: add, remove, and show or rotate an endpoint's signing secret
-(shown only in the answer to the POST that asked for it)."""
+"""The webhook endpoints page: add, remove, send a test event, and show or rotate an
+endpoint's signing secret (shown only in the answer to the POST that asked for it)."""
 
 from __future__ import annotations
 
 from functools import partial
+from urllib.parse import quote
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -27,6 +28,12 @@ def routes(site: Site) -> list[Route]:
         Route(
             "/{env}/webhooks/{endpoint_id}/rotate", site.page(partial(_rotate, site)), methods=post
         ),
+        Route(
+            "/{env}/webhooks/{endpoint_id}/rotate-now",
+            site.page(partial(_rotate, site, expire_old_now=True)),
+            methods=post,
+        ),
+        Route("/{env}/webhooks/{endpoint_id}/test", site.page(partial(_test, site)), methods=post),
         Route(
             "/{env}/webhooks/{endpoint_id}/remove", site.page(partial(_remove, site)), methods=post
         ),
@@ -94,10 +101,23 @@ async def _reveal(site: Site, request: Request, visitor: Visitor) -> Response:
     return await _show(site, request, visitor, revealed=endpoint, reason="revealed")
 
 
-async def _rotate(site: Site, request: Request, visitor: Visitor) -> Response:
+async def _rotate(
+    site: Site, request: Request, visitor: Visitor, *, expire_old_now: bool = False
+) -> Response:
+    """A new secret; the old one signs beside it for a day, or stops now (a leaked one)."""
     endpoint_id = request.path_params["endpoint_id"]
-    endpoint = await site.services.webhooks.rotate_secret(visitor.principal, endpoint_id)
+    endpoint = await site.services.webhooks.rotate_secret(
+        visitor.principal, endpoint_id, expire_old_now=expire_old_now
+    )
     return await _show(site, request, visitor, revealed=endpoint, reason="rotated")
+
+
+async def _test(site: Site, request: Request, visitor: Visitor) -> Response:
+    """A `webhook.test` delivery now; its page shows how the endpoint answered."""
+    delivery = await site.services.webhooks.send_test(
+        visitor.principal, request.path_params["endpoint_id"]
+    )
+    return back_to(f"{visitor.path('deliveries')}/{quote(delivery.id, safe='')}", "test-sent")
 
 
 async def _remove(site: Site, request: Request, visitor: Visitor) -> Response:

@@ -142,13 +142,14 @@ class Gateway:
     ) -> None:
         raw_send = send
         send, started = _with_headers(send, context, self.version_headers)
+        api = not is_public(scope["path"])
+        requested = None if version is None or not api else REQUESTED.get(version)
+        if requested is not None:
+            context.version = requested
         try:
             if length is not None or scope["method"] not in BODILESS:
                 receive = await _limited_body(scope, receive, length)
-            if not is_public(scope["path"]):
-                requested = None if version is None else REQUESTED.get(version)
-                if requested is not None:
-                    context.version = requested
+            if api:
                 principal = await self._authenticate(scope, api_key, context, version)
                 context.principal = principal
                 decision = await self.deps.rate_limiter.hit(principal)

@@ -33,7 +33,12 @@ DESCRIPTION = """Read and control batteries and EV chargers through one API.
 
 Every request carries an API key in the `x-api-key` header: `sk_test_` keys reach the
 sandbox of simulated devices, `sk_live_` keys real hardware. Every response is an envelope:
-`{success, data, meta}` or `{success: false, error: {code, message, details}, meta}`."""
+`{success, data, meta}` or `{success: false, error: {code, message, details}, meta}`.
+
+This document describes API version `1.0`. Each key is pinned to a version; a request may
+pick one with the `energyhub-version` header (`1.0` or `legacy`, an older variant kept for
+existing clients), and every response names the version it was rendered in with the same
+header (an unknown value: 400 `UNSUPPORTED_VERSION`)."""
 
 
 def create_app(

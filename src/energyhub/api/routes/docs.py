@@ -7,7 +7,11 @@ from typing import Any
 from energyhub.api.schemas import ErrorEnvelope
 
 COMMON_ERRORS: dict[int | str, dict[str, Any]] = {
-    400: {"model": ErrorEnvelope, "description": "INVALID_REQUEST: malformed body or query"},
+    400: {
+        "model": ErrorEnvelope,
+        "description": "INVALID_REQUEST: malformed body or query; UNSUPPORTED_VERSION: an "
+        "energyhub-version header other than 1.0 or legacy",
+    },
     401: {"model": ErrorEnvelope, "description": "UNAUTHORIZED or EXPIRED_TOKEN"},
     404: {"model": ErrorEnvelope, "description": "NOT_FOUND or a resource's *_NOT_FOUND"},
     405: {"model": ErrorEnvelope, "description": "METHOD_NOT_ALLOWED"},

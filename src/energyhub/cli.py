@@ -28,6 +28,7 @@ from energyhub.domain.clock import ensure_utc, isoformat_utc
 from energyhub.domain.members import MemberRefused
 from energyhub.domain.versions import ApiVersion, version_from_cli
 from energyhub.services.demo import Demo, create_demo_if_empty, first_of
+from energyhub.startup import PortInUse, check_port_free, database_label, serve_banner
 
 app = typer.Typer(
     help="energyhub: batteries and EV chargers behind one HTTP API.", no_args_is_help=True
@@ -55,7 +56,9 @@ ApiVersionOption = typer.Option(
 
 def _run(work: Callable[[Container], Awaitable[T]]) -> T:
     async def main() -> T:
-        container = await build_container(Settings())
+        settings = Settings()
+        container = await build_container(settings)
+        _name_database(settings)
         try:
             return await work(container)
         finally:
@@ -68,6 +71,11 @@ def _logged_settings() -> Settings:
     settings = Settings()
     configure_logging(settings.log_level, settings.log_format)
     return settings
+
+
+def _name_database(settings: Settings) -> None:
+    """Every command says which database it opened (on stderr: --json output stays alone)."""
+    err.print(f"database: {database_label(settings)}", markup=False, highlight=False)
 
 
 def _print_json(value: Any) -> None:
@@ -92,6 +100,13 @@ def serve(
 ) -> None:
     """Run the HTTP service (and its workers) after applying migrations."""
     settings = _logged_settings()
+    try:  # before migrations, workers or the demo: a taken port is the usual first error
+        for taken in (port, settings.sandbox_port):
+            if taken is not None:
+                check_port_free(host, taken)
+    except PortInUse as refused:
+        err.print(f"[red]{refused}[/]", highlight=False)
+        raise typer.Exit(1) from None
 
     async def main() -> None:
         container = await build_container(settings)
@@ -106,6 +121,9 @@ def serve(
                 if made is not None:
                     _announce_demo(made, settings.public_base_url(host, port))
             main_address = settings.public_base_url(host, port)
+            listed = await container.services.accounts.list_accounts()
+            app_id = listed[0][0].app_id if len(listed) == 1 else None
+            err.print(serve_banner(settings, main_address, app_id), highlight=False)
             config = server_config(
                 build_app(container, serving=True, workers=workers, main_address=main_address),
                 settings,
@@ -131,6 +149,7 @@ def worker() -> None:
 
     async def main() -> None:
         container = await build_container(settings)
+        _name_database(settings)
         try:
             container.start_workers()
             err.print(f"energyhub worker {container.worker.owner} running")
@@ -184,6 +203,31 @@ def accounts_create(
         _print_json(result)
     else:
         err.print(f"account [bold]{result['accountId']}[/] (app id {result['appId']})")
+
+
+@accounts_app.command("list")
+def accounts_list(as_json: JsonFlag = False) -> None:
+    """Every account: its id, Link UI app id, name and number of live keys (a lost key is
+    replaced with `energyhub keys create --account <accountId>`)."""
+
+    async def work(c: Container) -> list[dict[str, str | int]]:
+        listed = await c.services.accounts.list_accounts()
+        return [
+            {"accountId": a.id, "appId": a.app_id, "name": a.name, "keys": live}
+            for a, live in listed
+        ]
+
+    rows = _run(work)
+    if as_json:
+        _print_json({"accounts": rows})
+        return
+    if not rows:
+        err.print("no accounts yet: `energyhub accounts create --name <name>` makes one")
+        return
+    table = Table("account id", "app id", "name", "live keys")
+    for row in rows:
+        table.add_row(str(row["accountId"]), str(row["appId"]), str(row["name"]), str(row["keys"]))
+    Console().print(table)
 
 
 @accounts_app.command("add-member")

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, select, update
+from sqlalchemy import func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from energyhub.domain.accounts import Account, ApiKey, Environment
@@ -48,6 +48,23 @@ class SqlAccountRepository:
 
     async def count_accounts(self) -> int:
         return int((await self._c.execute(select(func.count()).select_from(accounts))).scalar_one())
+
+    async def list_accounts(self, now: datetime) -> list[tuple[Account, int]]:
+        """Every account, oldest first, with how many of its keys still work at `now`."""
+        k = api_keys
+        live = (
+            select(func.count())
+            .where(
+                k.c.account_id == accounts.c.id,
+                k.c.revoked_at.is_(None),
+                or_(k.c.expires_at.is_(None), k.c.expires_at > now),
+            )
+            .scalar_subquery()
+        )
+        rows = await self._c.execute(
+            select(accounts, live.label("live_keys")).order_by(accounts.c.created_at, accounts.c.id)
+        )
+        return [(Account(r.id, r.name, r.app_id, r.created_at), int(r.live_keys)) for r in rows]
 
     async def add_key(self, key: ApiKey, key_hash: str) -> None:
         await self._c.execute(

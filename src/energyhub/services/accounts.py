@@ -76,6 +76,12 @@ class AccountService:
             await tx.accounts.add_account(account)
         return account
 
+    async def list_accounts(self) -> list[tuple[Account, int]]:
+        """Every account with its number of live keys (not revoked, not expired), so an
+        operator who lost the first key finds the account to make a new one for."""
+        async with self._uow() as tx:
+            return await tx.accounts.list_accounts(self._clock.now())
+
     async def create_key(
         self,
         account_id: str,

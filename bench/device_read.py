@@ -11,8 +11,12 @@ Without `wrk` it falls back to a Python load generator (labelled as such; it sha
 with the servers, so its figures are pessimistic). Exits 0 unless the setup fails or the
 service answers anything but 200: it is a measurement, not a test.
 
-Run: `.venv/bin/python bench/device_read.py [--devices 1000] [--connections 32]
-[--duration 10] [--rounds 3]`   (install wrk with `apt-get install -y wrk`)
+With `--database postgres` the service runs on a fresh PostgreSQL database instead
+(`ENERGYHUB_BENCH_POSTGRES_URL`, default as in `bench/push.py`; it is dropped and created
+again), with its channel between processes up: cached reads live until a change is signalled.
+
+Run: `.venv/bin/python bench/device_read.py [--database sqlite|postgres] [--devices 1000]
+[--connections 32] [--duration 10] [--rounds 3]`   (install wrk with `apt-get install -y wrk`)
 """
 
 from __future__ import annotations
@@ -42,6 +46,7 @@ from _processes import (  # bench/ is on sys.path
     running,
     wait_healthy,
 )
+from push import DEFAULT_POSTGRES_URL, Postgres
 
 from energyhub.bootstrap import build_container
 from energyhub.config import Settings
@@ -338,6 +343,7 @@ def print_table(results: list[RoundResult], generator: str, args: argparse.Names
 
 def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--database", choices=("sqlite", "postgres"), default="sqlite")
     parser.add_argument("--devices", type=int, default=1000)
     parser.add_argument("--connections", type=int, default=32)
     parser.add_argument("--duration", type=int, default=10, help="seconds per round")
@@ -355,8 +361,14 @@ def bench(args: argparse.Namespace, tmp: Path, stack: ExitStack) -> None:
             "Falling back to the PYTHON load generator (it competes with the servers for CPU).",
             file=sys.stderr,
         )
-    db = tmp / "bench.db"
-    database_url = f"sqlite+aiosqlite:///{db}"
+    database_url = f"sqlite+aiosqlite:///{tmp / 'bench.db'}"
+    if args.database == "postgres":
+        pg = Postgres(os.environ.get("ENERGYHUB_BENCH_POSTGRES_URL", DEFAULT_POSTGRES_URL))
+        if not pg.reachable():
+            raise BenchError(f"PostgreSQL is not reachable at {pg.url}")
+        pg.recreate()
+        database_url = pg.url
+    print(f"database: {args.database}")
     began = time.perf_counter()
     fixture = asyncio.run(create_fixture(database_url, args.devices))
     print(f"created {len(fixture.device_ids)} batteries in {time.perf_counter() - began:.1f}s")

@@ -15,7 +15,7 @@ from energyhub.bootstrap import build_container
 from energyhub.config import Settings
 from energyhub.domain.accounts import Environment
 
-SIGNALS_APP = "energyhub-signals-"
+SIGNALS_APP = "energyhub-listen-"  # the listening connection of the channel
 
 
 def dsn(database_url: str) -> str:
@@ -33,7 +33,8 @@ async def _listeners(database_url: str) -> dict[int, int]:
         )
     finally:
         await connection.close()
-    return {int(r["application_name"].removeprefix(SIGNALS_APP)): r["pid"] for r in rows}
+    names = (r["application_name"].removeprefix(SIGNALS_APP) for r in rows)
+    return {int(name.partition(".")[0]): r["pid"] for name, r in zip(names, rows, strict=True)}
 
 
 def wait_for_channels(database_url: str, *pids: int, timeout: float = 15.0) -> dict[int, int]:

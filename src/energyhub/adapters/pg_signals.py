@@ -1,13 +1,19 @@
-"""The channel between processes on PostgreSQL: LISTEN/NOTIFY on one dedicated asyncpg
-connection per process, which both listens and sends.
+"""The channel between processes on PostgreSQL: LISTEN/NOTIFY on two dedicated asyncpg
+connections per process, one listening and one sending.
 
 Signals are sent after the commit that made them true, in batches (one `pg_notify` per
-signal, one statement and one transaction per batch: PostgreSQL drops a batch's duplicates).
-A process ignores its own signals (the sender's backend pid is its listener's). When the
-connection drops (or a ping every `ping_every_s` goes unanswered) the channel is down:
-users hear `channel_up(False)`, signals published meanwhile wait and go out once a new
-connection is up, and users hear `channel_up(True)` to re-check what they may have missed.
-asyncpg loads only when this module does (PostgreSQL deployments)."""
+signal, one statement and one transaction per batch: PostgreSQL drops a batch's
+duplicates). PostgreSQL delivers a notification to each listening backend on its own time
+(0.3-5 ms apart here), so a batch that must be heard before the writer answers (device
+changes, revocations: `CONFIRMED`) ends with an echo that every listening process answers
+with an ack once it has handled the batch; `sent` waits for the acks of the processes that
+were listening when the batch went out (at most `SENT_WAIT_MAX_S`: a process that stalls
+delays writes, it cannot stop them). Wake-ups need no ack.
+
+When a connection drops (or a ping every `ping_every_s` goes unanswered) the channel is
+down: users hear `channel_up(False)`, signals published meanwhile wait and go out once it
+is back, and users hear `channel_up(True)` to re-check what they may have missed. asyncpg
+loads only when this module does (PostgreSQL deployments)."""
 
 from __future__ import annotations
 
@@ -15,22 +21,34 @@ import asyncio
 import contextlib
 import logging
 import os
+import secrets
 from collections import defaultdict
 
 import asyncpg
 from sqlalchemy.engine import make_url
 
+from energyhub.adapters.pg_acks import Acks
 from energyhub.ports.signals import ChannelStateHandler, SignalHandler, Topic
 
 log = logging.getLogger(__name__)
 
 CHANNEL = "energyhub"
-SEND_SQL = "SELECT pg_notify($1, m) FROM unnest($2::text[]) AS m"
+LISTEN_ROLE, NOTIFY_ROLE = "energyhub-listen", "energyhub-notify"  # application names
+SEND_SQL = "SELECT count(pg_notify($1, m)) FROM unnest($2::text[]) AS m"
+SEND_CONFIRMED_SQL = f"""
+SELECT count(pg_notify($1, m)) AS sent,
+       (SELECT array_agg(substr(application_name, {len(LISTEN_ROLE) + 2}))
+          FROM pg_stat_activity
+         WHERE datname = current_database() AND application_name LIKE '{LISTEN_ROLE}-%'
+       ) AS listening
+  FROM unnest($2::text[]) AS m
+"""
+CONFIRMED = frozenset({Topic.DEVICE.value, Topic.KEY.value})
+ECHO, ACK = "echo", "ack"  # echo:<upto>; ack:<sender's backend pid>:<upto>:<acker's name>
 RETRY_DELAYS_S = (1.0, 2.0, 5.0)  # between failed attempts to reconnect, then 5 s
-APPLICATION_NAME = "energyhub-signals"  # in pg_stat_activity (with the process's pid)
 CONNECT_TIMEOUT_S = 5.0
 PING_TIMEOUT_S = 5.0
-SENT_WAIT_MAX_S = 2.0  # a response never waits longer than this for its signals
+SENT_WAIT_MAX_S = 1.0  # a write never waits longer than this for the acks of its signals
 MAX_PENDING = 10_000  # signals kept while the channel is down; past it they are dropped
 
 
@@ -44,16 +62,15 @@ class PgSignals:
         self._dsn = url.render_as_string(hide_password=False)
         self._delays = (reconnect_s, *RETRY_DELAYS_S)
         self._ping_every_s = ping_every_s
+        self._name = f"{os.getpid()}.{secrets.token_hex(3)}"  # this process, on any host
         self._handlers: defaultdict[str, list[SignalHandler]] = defaultdict(list)
         self._state_handlers: list[ChannelStateHandler] = []
         self._pending: dict[str, None] = {}  # "topic:payload", in order, without repeats
-        self._published = 0  # signals published so far (a sequence number)
-        self._sent = 0  # the sequence number up to which they reached the database
+        self._acks = Acks()
         self._up = False
-        self._connection: asyncpg.Connection | None = None
+        self._sender: asyncpg.Connection | None = None
         self._task: asyncio.Task[None] | None = None
         self._wakeup = asyncio.Event()
-        self._progress = asyncio.Event()  # replaced after each batch and state change
 
     @property
     def up(self) -> bool:
@@ -61,30 +78,23 @@ class PgSignals:
 
     @property
     def pending(self) -> bool:
-        return self._sent < self._published
-
-    @property
-    def backend_pid(self) -> int | None:
-        """The listening connection's server pid (tests end it to drop the channel)."""
-        connection = self._connection
-        return None if connection is None else connection.get_server_pid()
+        return self._acks.pending
 
     def publish(self, topic: Topic, payload: str) -> None:
         if self._task is None:
             return  # not started: nobody else is told (a tool, a test's container)
-        if len(self._pending) >= MAX_PENDING:
-            log.warning("signals: %d waiting for the channel; dropping %s", MAX_PENDING, topic)
-            return
-        self._pending[f"{topic}:{payload}"] = None
-        self._published += 1
-        self._wakeup.set()
+        self._queue(f"{topic}:{payload}", confirmed=topic.value in CONFIRMED)
 
     async def sent(self) -> None:
-        target = self._published
-        with contextlib.suppress(TimeoutError):
+        target = self._acks.published
+        try:
             async with asyncio.timeout(SENT_WAIT_MAX_S):
-                while self._up and self._sent < target:
-                    await self._progress.wait()
+                while self._up and not self._acks.confirmed(target):
+                    await self._acks.progress.wait()
+        except TimeoutError:
+            late = self._acks.laggards(target)
+            log.warning("signals: no ack from %s within %s s", late, SENT_WAIT_MAX_S)
+            self._acks.give_up(target)
 
     def subscribe(self, topic: Topic, handler: SignalHandler) -> None:
         self._handlers[topic.value].append(handler)
@@ -103,87 +113,124 @@ class PgSignals:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
 
+    def _queue(self, message: str, *, confirmed: bool) -> None:
+        if len(self._pending) >= MAX_PENDING:
+            log.warning("signals: %d waiting for the channel; dropping one", MAX_PENDING)
+            return
+        self._pending[message] = None
+        if confirmed:
+            self._acks.published += 1
+        self._wakeup.set()
+
     async def _run(self) -> None:
-        """Connects, serves until the connection is gone, and again: after a drop it waits
+        """Connects, serves until a connection is gone, and again: after a drop it waits
         `reconnect_s`, after each failed attempt longer (`RETRY_DELAYS_S`)."""
         delay: float | None = None  # the first connection waits for nothing
         failures = 0
-        name = {"application_name": f"{APPLICATION_NAME}-{os.getpid()}"}
         while True:
             if delay is not None:
                 await asyncio.sleep(delay)
+            opened: list[asyncpg.Connection] = []
             try:
-                connection = await asyncpg.connect(
-                    self._dsn, timeout=CONNECT_TIMEOUT_S, server_settings=name
-                )
+                for role in (LISTEN_ROLE, NOTIFY_ROLE):
+                    connection = await asyncpg.connect(
+                        self._dsn,
+                        timeout=CONNECT_TIMEOUT_S,
+                        server_settings={"application_name": f"{role}-{self._name}"},
+                    )
+                    connection.add_termination_listener(lambda _c: self._wakeup.set())
+                    opened.append(connection)
             except (OSError, TimeoutError, asyncpg.PostgresError) as error:
+                for connection in opened:
+                    connection.terminate()
                 failures += 1
                 delay = self._delays[min(failures, len(self._delays) - 1)]
                 log.warning("signals: cannot connect (%s); workers poll meanwhile", error)
                 continue
+            listener, sender = opened
             try:
-                connection.add_termination_listener(lambda _c: self._wakeup.set())
-                await connection.add_listener(CHANNEL, self._heard)
-                self._connection = connection
+                await listener.add_listener(CHANNEL, self._heard)
+                self._sender = sender
                 self._set_up(True)
-                await self._serve(connection)
+                await self._serve(listener, sender)
             except Exception as error:  # whatever ended it, the channel is down
                 log.warning("signals: the channel dropped (%s); workers poll meanwhile", error)
             finally:
-                self._connection = None
+                self._sender = None
                 self._set_up(False)
-                connection.terminate()
+                listener.terminate()
+                sender.terminate()
             failures, delay = 0, self._delays[0]
 
-    async def _serve(self, connection: asyncpg.Connection) -> None:
-        """Sends what is published and pings while idle; returns (or raises) when the
+    async def _serve(self, listener: asyncpg.Connection, sender: asyncpg.Connection) -> None:
+        """Sends what is published and pings while idle; returns (or raises) when a
         connection is gone."""
         self._wakeup.set()  # signals that waited for the channel go out now
-        while not connection.is_closed():
+        while not (listener.is_closed() or sender.is_closed()):
             try:
                 async with asyncio.timeout(self._ping_every_s):
                     await self._wakeup.wait()
             except TimeoutError:
-                await connection.fetchval("SELECT 1", timeout=PING_TIMEOUT_S)
+                await listener.fetchval("SELECT 1", timeout=PING_TIMEOUT_S)
                 continue
             self._wakeup.clear()
-            if self._pending and not connection.is_closed():
-                await self._send(connection)
+            if self._pending and not sender.is_closed():
+                await self._send(sender)
 
-    async def _send(self, connection: asyncpg.Connection) -> None:
-        batch, upto = list(self._pending), self._published
+    async def _send(self, sender: asyncpg.Connection) -> None:
+        batch, upto = list(self._pending), self._acks.published
         self._pending.clear()
+        confirmed = self._acks.unsent(upto)
         try:
-            await connection.execute(SEND_SQL, CHANNEL, batch)
+            if confirmed:
+                self._acks.opening(upto)
+                row = await sender.fetchrow(SEND_CONFIRMED_SQL, CHANNEL, [*batch, f"{ECHO}:{upto}"])
+                assert row is not None
+                self._acks.sent(upto, set(row["listening"] or ()))
+            else:
+                await sender.fetchval(SEND_SQL, CHANNEL, batch)
         except BaseException:
+            if confirmed:
+                self._acks.failed(upto)
             self._pending = {**dict.fromkeys(batch), **self._pending}  # again, first
             raise
-        self._sent = max(self._sent, upto)
-        self._progressed()
 
-    def _heard(self, connection: object, pid: int, _channel: str, message: str) -> None:
-        own = self._connection
-        if own is not None and pid == own.get_server_pid():
-            return
+    def _heard(self, _connection: object, pid: int, _channel: str, message: str) -> None:
         topic, _, payload = message.partition(":")
+        sender = self._sender
+        own = sender is not None and pid == sender.get_server_pid()
+        if topic == ECHO:  # the end of a batch that waits for this process's ack
+            if own:
+                self._acks.ack(int(payload), self._name)
+            else:
+                self._queue_ack(pid, payload)
+            return
+        if topic == ACK:
+            to, _, rest = payload.partition(":")
+            if sender is not None and to == str(sender.get_server_pid()):
+                upto, _, by = rest.partition(":")
+                self._acks.ack(int(upto), by)
+            return
+        if own:
+            return
         for handler in self._handlers.get(topic, ()):
             try:
                 handler(payload)
             except Exception:
                 log.exception("signals: a %s handler failed", topic)
 
+    def _queue_ack(self, pid: int, upto: str) -> None:
+        """The batch before this echo was handled (handlers run in order, at once)."""
+        self._queue(f"{ACK}:{pid}:{upto}:{self._name}", confirmed=False)
+
     def _set_up(self, up: bool) -> None:
         if up == self._up:
             return
         self._up = up
+        self._acks.reset()
         log.info("signals: the channel is %s", "up" if up else "down")
         for handler in self._state_handlers:
             try:
                 handler(up)
             except Exception:
                 log.exception("signals: a channel state handler failed")
-        self._progressed()
-
-    def _progressed(self) -> None:
-        self._progress.set()
-        self._progress = asyncio.Event()

@@ -19,6 +19,7 @@ from pydantic import (
     Field,
     WithJsonSchema,
 )
+from pydantic.json_schema import SkipJsonSchema
 from pydantic_core import PydanticCustomError
 
 from energyhub.api.goal_schema import ChargingGoal
@@ -419,3 +420,37 @@ class SandboxConnection(BaseModel):
     deviceId: str
     connected: bool
     disconnectedAt: str | None
+
+
+class SimulateHoldBody(BaseModel):
+    """Set a simulated device's state and hold it (its daily time pattern stops moving it;
+    commands still run from it) until a reset."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={"minProperties": 1, "examples": [{"pluggedIn": True, "vehicleSoc": 20}]},
+    )
+
+    pluggedIn: bool | SkipJsonSchema[None] = Field(
+        default=None, description="EV chargers: the simulated car plugged in (true) or away."
+    )
+    vehicleSoc: float | SkipJsonSchema[None] = Field(
+        default=None,
+        ge=0,
+        le=100,
+        description="EV chargers that read the car: its state of charge, percent.",
+    )
+    level: float | SkipJsonSchema[None] = Field(
+        default=None, ge=0, le=100, description="Batteries: the level, percent."
+    )
+
+
+class SimulateResetBody(BaseModel):
+    """End the hold: the device follows its time pattern again."""
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{"reset": True}]})
+
+    reset: Literal[True]
+
+
+SimulateBody = SimulateHoldBody | SimulateResetBody

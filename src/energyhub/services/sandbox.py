@@ -9,8 +9,10 @@ from energyhub.domain.accounts import Environment, Principal
 from energyhub.domain.capabilities import DeviceType
 from energyhub.domain.clock import DEFAULT_TIMEZONE, Clock
 from energyhub.domain.devices import Device
+from energyhub.domain.driver_names import DriverName
 from energyhub.domain.errors import DeviceNotFound, InvalidRequest, SandboxOnly
-from energyhub.domain.sandbox_profiles import new_sandbox_device, profile_for
+from energyhub.domain.sandbox_controls import hold_from, parse_simulate, with_hold
+from energyhub.domain.sandbox_profiles import PROFILES, new_sandbox_device, profile_for
 from energyhub.domain.vendors import VENDORS_BY_ID
 from energyhub.domain.webhooks import EventType
 from energyhub.ports.storage import UnitOfWork, UnitOfWorkFactory
@@ -103,6 +105,43 @@ class SandboxService:
             relink = None if connected else await self._relink_url(tx, device, base_url)
             await self._outbox.record_device_event(tx, device, event, reconnection_url=relink)
         self._devices.changed(device_id)
+        return device
+
+    async def simulate(self, principal: Principal, device_id: str, body: object) -> DeviceView:
+        """Plug the simulated car in or out, set its state of charge or a battery's level,
+        and hold it so (or end the hold); answers the device as read under it. Checked in
+        this order: sandbox key (403), the device (404), the body (400, then 422)."""
+        if principal.environment is not Environment.SANDBOX:
+            raise SandboxOnly()
+        async with self._uow() as tx:
+            device = await self._simulated(tx, principal, device_id)
+        profile = PROFILES[device.profile or ""]
+        request = parse_simulate(body, device.type, profile.has_vehicle)
+        hold = None
+        if not request.reset:  # the hold starts from the device as it is now
+            now_view = await self._devices.pull(device)
+            soc = now_view.vehicle.state_of_charge if now_view.vehicle is not None else None
+            hold = hold_from(request, now_view.device.state, soc, self._clock.now())
+        now = self._clock.now()
+        async with self._uow() as tx:
+            device = await self._simulated(tx, principal, device_id, lock=True)
+            sim = with_hold(device.sim, hold)
+            await tx.devices.update_device(device.id, sim=sim, updated_at=now)
+            device = replace(device, sim=sim, updated_at=now)
+        return await self._devices.pull(device)  # stores the held state and says it changed
+
+    async def _simulated(
+        self, tx: UnitOfWork, principal: Principal, device_id: str, lock: bool = False
+    ) -> Device:
+        device = await tx.devices.get_device(
+            principal.account_id, principal.environment, device_id, lock=lock
+        )
+        if device is None or device.type is DeviceType.VEHICLE:
+            raise DeviceNotFound(device_id)
+        if device.driver != DriverName.SANDBOX or device.profile not in PROFILES:
+            raise SandboxOnly(
+                "Only simulated devices (made with POST /sandbox/devices) can be simulated."
+            )
         return device
 
     async def _relink_url(self, tx: UnitOfWork, device: Device, base_url: str) -> str | None:

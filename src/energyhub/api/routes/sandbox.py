@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Request
+from pydantic import SkipValidation
 from starlette.responses import Response
 
 from energyhub.api.deps import Caller, Context, Services
@@ -19,6 +20,7 @@ from energyhub.api.schemas import (
     EvChargerDevice,
     SandboxConnection,
     SandboxDeviceRequest,
+    SimulateBody,
     VppLock,
     VppLockBody,
 )
@@ -27,6 +29,7 @@ from energyhub.domain.clock import DEFAULT_TIMEZONE, isoformat_utc
 from energyhub.domain.devices import Device
 
 router = APIRouter(prefix="/sandbox", tags=["sandbox"])
+SimulateJson = Annotated[SimulateBody, SkipValidation]  # the domain words every problem
 
 
 @router.post(
@@ -51,6 +54,26 @@ async def create_sandbox_device(
     services.read_cache.put(view.device, view.vehicle)
     data = device_body(view.device, view.vehicle, view.source, None)
     return success_response(data, context, caller.environment.value, services.clock, 201)
+
+
+@router.post(
+    "/devices/{deviceId}/simulate",
+    response_model=Envelope[BatteryDevice | EvChargerDevice],
+    responses=errors(400, 403, 422),
+    summary="Plug the simulated car in or out, set a state of charge or a level",
+)
+async def simulate_sandbox_device(
+    body: SimulateJson, services: Services, context: Context, caller: Caller, deviceId: DeviceId
+) -> Response:
+    """Set a simulated device's state and hold it: `pluggedIn` and `vehicleSoc` on an EV
+    charger (vehicleSoc where the charger reads the car), `level` on a battery, in percent.
+    The device's daily time pattern stops moving what is held; commands still run from it
+    (`charge` fills the car from the level set). `{"reset": true}` ends the hold. Answers
+    the device as read now."""
+    view = await services.sandbox.simulate(caller, deviceId, body)
+    services.read_cache.put(view.device, view.vehicle)
+    data = device_body(view.device, view.vehicle, view.source, None)
+    return success_response(data, context, caller.environment.value, services.clock)
 
 
 @router.post(

@@ -15,6 +15,7 @@ from energyhub.domain.readings import (
     refuse_if_unlinked,
     unlinked_reading,
 )
+from energyhub.domain.sandbox_controls import hold_in, with_hold
 from energyhub.domain.sandbox_profiles import PROFILES
 from energyhub.drivers.sandbox import simulator
 from energyhub.drivers.sandbox.command_log import SandboxCommandLog
@@ -33,7 +34,7 @@ class SandboxDriver:
         unlinked = unlinked_reading(device, now)  # the simulated vendor refuses our login
         if unlinked is not None:
             return unlinked
-        return simulator.read(PROFILES[device.profile or ""], _anchor(device), now)
+        return simulator.read_sim(PROFILES[device.profile or ""], device.sim, now, device.settings)
 
     async def send_command(
         self, device: Device, request: CommandRequest, now: datetime
@@ -77,12 +78,12 @@ class SandboxDriver:
             and anchor.parameters == request.parameters
         ):
             return CommandReceipt({"alreadyActive": True}, self._completion_delay_s)
+        hold = hold_in(device.sim)
         accepted = simulator.accept(
-            PROFILES[device.profile or ""], anchor, request.command, request.parameters, now
+            PROFILES[device.profile or ""], anchor, request.command, request.parameters, now, hold
         )
-        return CommandReceipt(
-            {"accepted": True}, self._completion_delay_s, driver_state=accepted.to_json()
-        )
+        sim = with_hold(accepted.to_json(), hold)  # a command does not end a hold
+        return CommandReceipt({"accepted": True}, self._completion_delay_s, driver_state=sim)
 
     async def write_settings(
         self, device: Device, values: Mapping[str, float | bool], now: datetime
@@ -91,4 +92,4 @@ class SandboxDriver:
 
 
 def _anchor(device: Device) -> simulator.SimAnchor | None:
-    return None if device.sim is None else simulator.SimAnchor.from_json(device.sim)
+    return simulator.SimAnchor.of(device.sim)

@@ -11,6 +11,7 @@ from datetime import datetime, timedelta
 from energyhub.domain.capabilities import DeviceType
 from energyhub.domain.devices import Device
 from energyhub.domain.history import StateSample, sample_of
+from energyhub.domain.sandbox_controls import hold_in
 from energyhub.domain.sandbox_profiles import PROFILES
 from energyhub.drivers.sandbox import simulator
 from energyhub.drivers.sandbox.simulator import SimAnchor
@@ -20,12 +21,14 @@ def sandbox_history(
     device: Device, start: datetime, end: datetime, step: timedelta
 ) -> list[StateSample]:
     profile = PROFILES[device.profile or ""]
-    anchor = None if device.sim is None else SimAnchor.from_json(device.sim)
+    anchor = SimAnchor.of(device.sim)
+    hold = hold_in(device.sim)
     samples: list[StateSample] = []
     at = start
     while at <= end:
         in_force = anchor if anchor is not None and anchor.at <= at else None
-        state = simulator.read(profile, in_force, at).state
+        held = hold if hold is not None and hold.at <= at else None
+        state = simulator.read(profile, in_force, at, device.settings, held).state
         samples.append(sample_of(DeviceType(device.type), state, at))
         at += step
     return samples

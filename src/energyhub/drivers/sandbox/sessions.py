@@ -22,11 +22,12 @@ from __future__ import annotations
 import hashlib
 import math
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 
 from energyhub.domain.clock import ensure_utc
 from energyhub.domain.devices import Device
+from energyhub.domain.sandbox_controls import SandboxHold, hold_in
 from energyhub.domain.sandbox_profiles import PROFILES, SandboxProfile
 from energyhub.domain.sessions import (
     ChargingSession,
@@ -35,9 +36,10 @@ from energyhub.domain.sessions import (
     SessionStatus,
     SessionWindow,
     overlaps,
+    session_id_from,
     sort_key,
 )
-from energyhub.drivers.sandbox.simulator import SimAnchor, charger_state
+from energyhub.drivers.sandbox.simulator import SimAnchor, charger_state, rebased
 
 DAY = timedelta(days=1)
 INVENTED_HISTORY = timedelta(days=30)
@@ -66,11 +68,13 @@ class SandboxCharger:
     profile: SandboxProfile
     created_at: datetime
     anchor: SimAnchor | None = None
+    hold: SandboxHold | None = None
 
     @classmethod
     def of(cls, device: Device) -> SandboxCharger:
-        anchor = None if device.sim is None else SimAnchor.from_json(device.sim)
-        return cls(device.id, PROFILES[device.profile or ""], device.created_at, anchor)
+        profile = PROFILES[device.profile or ""]
+        anchor, hold = SimAnchor.of(device.sim), hold_in(device.sim)
+        return cls(device.id, profile, device.created_at, anchor, hold)
 
     @property
     def seed(self) -> int:
@@ -98,6 +102,7 @@ class _Plan:
     energy_kwh: float = 0.0
     pieces: tuple[_Piece, ...] = ()
     cut: bool = False  # a command ended it
+    unplugged: bool = False  # a hold took the car away
 
 
 _Run = tuple[datetime, datetime, int, int]  # start, end, day, slot (index in the day)
@@ -246,13 +251,39 @@ def _invented(
     return plans
 
 
+def _held(charger: SandboxCharger, plans: list[_Plan], lo: datetime, hi: datetime) -> list[_Plan]:
+    """The live sessions under a hold: the daily pattern stops at the hold (a session then
+    running ends there), and a `charge` that runs under the hold is a session of its own."""
+    hold = charger.hold
+    if hold is None:
+        return plans
+    at = ensure_utc(hold.at)
+    kept = []
+    for plan in plans:
+        if plan.start >= at:
+            continue
+        if plan.end > at:
+            pieces = tuple(replace(p, end=min(p.end, at)) for p in plan.pieces if p.start < at)
+            away = hold.plugged_in is False
+            plan = replace(plan, end=at, pieces=pieces, cut=not away, unplugged=away)
+        kept.append(plan)
+    anchor = charger.anchor
+    if anchor is not None and anchor.command in _STEP_COMMANDS and hold.plugged_in is not False:
+        start = rebased(charger.profile, anchor, hold)
+        _, tail = _anchor_runs(charger.profile, start, lo, hi)
+        if tail is not None and tail[0] < hi and tail[1] > lo:
+            kept = [p for p in kept if p.start < ensure_utc(start.at)] + [_whole(start, tail)]
+    return kept
+
+
 def _plans(charger: SandboxCharger, lo: datetime, hi: datetime) -> list[_Plan]:
     """Every session overlapping [lo, hi); invented ones end before the first live one."""
     if not charger.profile.capabilities.sessions:
         return []
     created = ensure_utc(charger.created_at)
     cutover = min([created] + [x.start for x in _live(charger, created, created + _US)])
-    return _invented(charger, lo, hi, cutover) + _live(charger, lo, hi)
+    live = _held(charger, _live(charger, lo, hi), lo, hi)
+    return _invented(charger, lo, hi, cutover) + [x for x in live if x.end > created]
 
 
 def _energy(profile: SandboxProfile, plan: _Plan, t: datetime) -> float:
@@ -273,6 +304,8 @@ def _end_reason(
 ) -> EndReason | None:
     """A command's cut is `stopped`; a live run that stopped on its own says why (car full,
     target or energy reached) when the simulator knows; otherwise the day's rotation."""
+    if plan.unplugged:
+        return _R.UNPLUGGED
     if plan.cut:
         return _R.STOPPED
     if not plan.pieces:
@@ -288,7 +321,7 @@ def _session(charger: SandboxCharger, plan: _Plan, now: datetime) -> ChargingSes
     turn = charger.seed + plan.day + 7 * plan.slot
     active = now < plan.end
     return ChargingSession(
-        id="ses_" + digest.hexdigest()[:24],
+        id=session_id_from(digest.hexdigest()),
         device_id=charger.device_id,
         status=SessionStatus.ACTIVE if active else SessionStatus.COMPLETED,
         started_at=plan.start,

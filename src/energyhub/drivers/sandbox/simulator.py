@@ -40,6 +40,7 @@ from typing import Any
 from energyhub.domain.capabilities import DeviceType
 from energyhub.domain.clock import ensure_utc
 from energyhub.domain.readings import DeviceReading, VehicleReading
+from energyhub.domain.sandbox_controls import SandboxHold, hold_in
 from energyhub.domain.sandbox_profiles import SandboxProfile
 
 DISCHARGE_LIMIT = 10.0  # percent; the battery's reported floor (discharge_floor default)
@@ -73,6 +74,11 @@ class SimAnchor:
             "level": self.level,
             "energyKwh": self.energy_kwh,
         }
+
+    @classmethod
+    def of(cls, sim: Mapping[str, Any] | None) -> SimAnchor | None:
+        """The anchor kept in a device's simulator state (None before its first command)."""
+        return None if not sim or "command" not in sim else cls.from_json(sim)
 
     @classmethod
     def from_json(cls, body: Mapping[str, Any]) -> SimAnchor:
@@ -212,10 +218,15 @@ def _battery_now(profile: SandboxProfile, anchor: SimAnchor | None, now: datetim
 
 
 def battery_state(
-    profile: SandboxProfile, anchor: SimAnchor | None, now: datetime
+    profile: SandboxProfile,
+    anchor: SimAnchor | None,
+    now: datetime,
+    settings: Mapping[str, Any] | None = None,
+    hold: SandboxHold | None = None,
 ) -> dict[str, Any]:
-    """The spec 2.2 `state` body of a sandbox battery."""
-    n = _battery_now(profile, anchor, now)
+    """The spec 2.2 `state` body of a sandbox battery; `dischargeLimit` reports its
+    `discharge_floor` setting."""
+    n = _battery_held(profile, anchor, hold, now)
     rate = round(n.power, 3) + 0.0  # + 0.0 turns -0.0 into 0.0
     status = "charging" if rate > 0 else "discharging" if rate < 0 else "idle"
     return {
@@ -223,7 +234,7 @@ def battery_state(
         "capacity": profile.capacity_kwh,
         "level": round(min(max(n.level, 0.0), 100.0), 1),
         "chargeRate": rate,
-        "dischargeLimit": DISCHARGE_LIMIT,
+        "dischargeLimit": float((settings or {}).get("discharge_floor", DISCHARGE_LIMIT)),
         "currentMode": anchor.command if anchor else "auto.balance",
     }
 
@@ -283,11 +294,66 @@ def _charger_now(profile: SandboxProfile, anchor: SimAnchor | None, now: datetim
     return _Now(soc, prog.power(u), True, session, "schedule", kw_max, a_max)
 
 
+# --- holds (POST /sandbox/devices/{id}/simulate) ---------------------------------------------
+
+_STEPS = ("charge", "discharge", "idle")
+
+
+def rebased(profile: SandboxProfile, anchor: SimAnchor, hold: SandboxHold) -> SimAnchor:
+    """A step command older than the hold runs on from the hold's values; a newer one
+    started from them already (it was accepted under the hold)."""
+    if anchor.at >= hold.at:
+        return anchor
+    level = hold.level
+    if level is None:  # a car the service cannot read: the simulator's own level then
+        charger = profile.device_type is not DeviceType.BATTERY
+        now = _charger_now(profile, anchor, hold.at) if charger else None
+        level = anchor.level if now is None else min(max(now.level, 0.0), 100.0)
+    return SimAnchor(anchor.command, anchor.parameters, hold.at, level, hold.energy_kwh)
+
+
+def _battery_held(
+    profile: SandboxProfile, anchor: SimAnchor | None, hold: SandboxHold | None, now: datetime
+) -> _Now:
+    """Under a hold the daily pattern stands still at the held level; commands move it."""
+    if hold is None:
+        return _battery_now(profile, anchor, now)
+    if anchor is not None and anchor.command in _STEPS:
+        return _battery_now(profile, rebased(profile, anchor, hold), now)
+    level = hold.level if hold.level is not None else _battery_now(profile, anchor, hold.at).level
+    return _Now(level=level, power=0.0)
+
+
+def _charger_held(
+    profile: SandboxProfile, anchor: SimAnchor | None, hold: SandboxHold | None, now: datetime
+) -> _Now:
+    """Under a hold the daily pattern stands still (the car as held, nothing charging);
+    `charge` and `idle` run from the held level, and a car held unplugged takes nothing."""
+    if hold is None:
+        return _charger_now(profile, anchor, now)
+    kw_max = _bound(profile, "charge", "power", "max", 22.0)
+    a_max = _bound(profile, "charge", "current", "max", 32.0)
+    if anchor is not None and anchor.command in _STEPS:
+        start = rebased(profile, anchor, hold)
+        if hold.plugged_in is False:
+            return _Now(start.level, 0.0, False, 0.0, None, kw_max, a_max)
+        return _charger_now(profile, start, now)
+    level = hold.level
+    if level is None:
+        level = _charger_now(profile, anchor, hold.at).level
+    if hold.plugged_in is False:
+        return _Now(level, 0.0, False, 0.0, None, kw_max, a_max)
+    return _Now(level, 0.0, True, hold.energy_kwh, "schedule", kw_max, a_max)
+
+
 def charger_state(
-    profile: SandboxProfile, anchor: SimAnchor | None, now: datetime
+    profile: SandboxProfile,
+    anchor: SimAnchor | None,
+    now: datetime,
+    hold: SandboxHold | None = None,
 ) -> dict[str, Any]:
     """The spec 2.5 `state` body of a sandbox charger (presence-based keys it knows)."""
-    n = _charger_now(profile, anchor, now)
+    n = _charger_held(profile, anchor, hold, now)
     power = round(n.power, 3) + 0.0
     status = "charging" if power > 0 else "discharging" if power < 0 else "available"
     state: dict[str, Any] = {
@@ -308,12 +374,15 @@ def charger_state(
 
 
 def vehicle_state(
-    profile: SandboxProfile, anchor: SimAnchor | None, now: datetime
+    profile: SandboxProfile,
+    anchor: SimAnchor | None,
+    now: datetime,
+    hold: SandboxHold | None = None,
 ) -> VehicleReading | None:
     """The car behind the charger, or None when the profile cannot read it."""
     if not profile.has_vehicle:
         return None
-    soc = _charger_now(profile, anchor, now).level
+    soc = _charger_held(profile, anchor, hold, now).level
     digest = hashlib.sha256(profile.name.encode()).hexdigest().upper()
     return VehicleReading(
         vendor="sandbox-motors",
@@ -327,16 +396,33 @@ def vehicle_state(
 # --- the driver's view -----------------------------------------------------------------------
 
 
-def read(profile: SandboxProfile, anchor: SimAnchor | None, now: datetime) -> DeviceReading:
-    """One pull of a sandbox device."""
+def read(
+    profile: SandboxProfile,
+    anchor: SimAnchor | None,
+    now: datetime,
+    settings: Mapping[str, Any] | None = None,
+    hold: SandboxHold | None = None,
+) -> DeviceReading:
+    """One pull of a sandbox device with these stored `settings`, under its hold if any."""
     now = ensure_utc(now)
     if profile.device_type == DeviceType.BATTERY:
-        return DeviceReading(state=battery_state(profile, anchor, now), pulled_at=now)
+        state = battery_state(profile, anchor, now, settings, hold)
+        return DeviceReading(state=state, pulled_at=now)
     return DeviceReading(
-        state=charger_state(profile, anchor, now),
-        vehicle=vehicle_state(profile, anchor, now),
+        state=charger_state(profile, anchor, now, hold),
+        vehicle=vehicle_state(profile, anchor, now, hold),
         pulled_at=now,
     )
+
+
+def read_sim(
+    profile: SandboxProfile,
+    sim: Mapping[str, Any] | None,
+    now: datetime,
+    settings: Mapping[str, Any] | None = None,
+) -> DeviceReading:
+    """One pull from the stored simulator state (the last command and any hold)."""
+    return read(profile, SimAnchor.of(sim), now, settings, hold_in(sim))
 
 
 def accept(
@@ -345,14 +431,16 @@ def accept(
     command: str,
     parameters: Mapping[str, float],
     at: datetime,
+    hold: SandboxHold | None = None,
 ) -> SimAnchor:
-    """The anchor after the device accepts `command` at `at`, starting from its state then."""
+    """The anchor after the device accepts `command` at `at`, starting from its state then
+    (under its hold, if any)."""
     if command not in profile.capabilities.commands:
         raise ValueError(f"{profile.name} does not support command {command!r}")
     at = ensure_utc(at)
     if profile.device_type == DeviceType.BATTERY:
-        level = min(max(_battery_now(profile, anchor, at).level, 0.0), 100.0)
+        level = min(max(_battery_held(profile, anchor, hold, at).level, 0.0), 100.0)
         return SimAnchor(command, dict(parameters), at, level)
-    n = _charger_now(profile, anchor, at)
+    n = _charger_held(profile, anchor, hold, at)
     energy = n.session_kwh if n.connected else 0.0  # away: the push starts a new session
     return SimAnchor(command, dict(parameters), at, min(max(n.level, 0.0), 100.0), energy)

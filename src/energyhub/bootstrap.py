@@ -91,7 +91,7 @@ if TYPE_CHECKING:  # asyncpg loads only for PostgreSQL
 # workers look for work this often; while it is up, these safety bounds hold instead.
 SHARED_DATABASE_READ_CACHE_S = 1.0
 SHARED_MAX_SLEEP_S = 0.5
-SIGNALLED_READ_CACHE_S = 30.0
+SIGNALLED_READ_CACHE_S = 300.0  # bounds a change whose writer died before its signal
 SIGNALLED_MAX_SLEEP_S = 30.0
 SINGLE_PROCESS_MAX_SLEEP_S = 60.0
 

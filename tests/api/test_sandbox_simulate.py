@@ -68,7 +68,9 @@ async def test_charge_fills_the_held_car_from_the_level_set(api: Api) -> None:
     caller = await api.caller()
     charger = await api.sandbox_device(caller, "ev-charger")
     await _ok(api, caller, charger["id"], {"pluggedIn": True, "vehicleSoc": 20})
-    pushed = await api.push(caller, charger, "charge", parameters={"power": {"value": 7.5, "unit": "kw"}})
+    pushed = await api.push(
+        caller, charger, "charge", parameters={"power": {"value": 7.5, "unit": "kw"}}
+    )
     assert pushed.status_code == 200, pushed.text
     await api.run_due(60)
     api.clock.advance(3600)  # one hour at 7.5 kW: 10 % of a 75 kWh car

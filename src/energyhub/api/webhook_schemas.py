@@ -59,7 +59,8 @@ class EndpointCreate(BaseModel):
         description="http(s) URL that receives the events. Live endpoints reach public "
         "addresses only; sandbox ones, by default, this server's loopback too (the server's "
         "ENERGYHUB_PRIVATE_WEBHOOK_URLS decides). Checked at every delivery, after DNS; a host "
-        "that is itself a forbidden address is refused now: 422 WEBHOOK_URL_NOT_PUBLIC.",
+        "that is a forbidden address, or a live endpoint's name that resolves to one, is "
+        "refused now: 422 WEBHOOK_URL_NOT_PUBLIC.",
     )
     description: str | None = Field(default=None, max_length=500)
     events: list[EventName] | None = Field(

@@ -9,6 +9,7 @@ from typing import Any
 
 from energyhub.domain.accounts import Environment
 from energyhub.domain.capabilities import Capabilities, DeviceType
+from energyhub.domain.errors import DeviceNotFound
 
 NORMAL_CACHE_AGE = timedelta(minutes=15)
 EXPEDITE_CACHE_AGE = timedelta(minutes=1)
@@ -83,3 +84,29 @@ def cache_age_limit(cache_type: CacheType) -> timedelta:
 def is_fresh(last_pulled_at: datetime | None, now: datetime, cache_type: CacheType) -> bool:
     """Whether the stored state may be served instead of pulling the device."""
     return last_pulled_at is not None and now - last_pulled_at < cache_age_limit(cache_type)
+
+
+DEVICE_PATHS = {
+    DeviceType.BATTERY: "/battery",
+    DeviceType.EV_CHARGER: "/ev-charger",
+    DeviceType.VEHICLE: "/vehicles",
+}
+_KINDS = {
+    DeviceType.BATTERY: "a battery",
+    DeviceType.EV_CHARGER: "an EV charger",
+    DeviceType.VEHICLE: "a vehicle",
+}
+
+
+def device_not_found(device_id: str, found: DeviceType | None, asked: DeviceType) -> DeviceNotFound:
+    """404 `DEVICE_NOT_FOUND` for an id that is not the caller's device of type `asked`. When
+    it is the caller's device of another type (`found`), the message names the path that
+    serves it: the client only took the wrong path."""
+    if found is None or found is asked:
+        return DeviceNotFound(device_id)
+    path = f"{DEVICE_PATHS[found]}/{device_id}"
+    return DeviceNotFound(
+        device_id,
+        f"Device {device_id!r} is {_KINDS[found]}, not {_KINDS[asked]}: use {path}.",
+        path=path,
+    )

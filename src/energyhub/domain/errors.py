@@ -108,10 +108,12 @@ class DeviceNotFound(ApiError):
     code, status = "DEVICE_NOT_FOUND", 404
     default_message = "No device with this id is visible to this API key."
 
-    def __init__(self, device_id: str) -> None:
+    def __init__(self, device_id: str, message: str | None = None, **details: Any) -> None:
         super().__init__(
+            message,
             description=f"Device {device_id!r} does not exist or is not linked to this account "
-            "in this environment."
+            "in this environment.",
+            **details,
         )
 
 

@@ -45,6 +45,16 @@ class EndReason(StrEnum):
     UNKNOWN = "unknown"
 
 
+SESSION_ID_PREFIX = "ses_"
+SESSION_ID_HEX = 24
+
+
+def session_id_from(hex_digits: str) -> str:
+    """A session id in the one format of live and sandbox chargers alike: `ses_` and 24 hex
+    digits (random for a live charger's transaction, a digest for a sandbox session)."""
+    return SESSION_ID_PREFIX + hex_digits[:SESSION_ID_HEX]
+
+
 @dataclass(frozen=True, slots=True)
 class ChargingSession:
     """One session of one charger. An active session has no end and no end reason; a

@@ -17,7 +17,7 @@ from energyhub.domain.accounts import Environment, Principal
 from energyhub.domain.actions import Action, ActionState, ActionTrigger
 from energyhub.domain.capabilities import DeviceType
 from energyhub.domain.clock import Clock
-from energyhub.domain.devices import Device
+from energyhub.domain.devices import Device, device_not_found
 from energyhub.domain.errors import (
     ActionNotCancellable,
     ActionNotFound,
@@ -30,6 +30,7 @@ from energyhub.domain.errors import (
 from energyhub.domain.pushes import WAITING_ENDS, PushRequest, end_waiting, plan_push
 from energyhub.domain.quantities import Quantity
 from energyhub.domain.readings import DriverError
+from energyhub.domain.setting_effects import paired_settings, state_after_settings
 from energyhub.domain.validation import validate_settings
 from energyhub.ports.devices import DeviceDriver
 from energyhub.ports.storage import (
@@ -177,7 +178,7 @@ class ActionService:
         async with uow() as tx:
             found = await tx.device_for_push(account_id, environment, device_id, now)
             if found is None or found[0].type is not device_type:
-                raise DeviceNotFound(device_id)
+                raise device_not_found(device_id, found[0].type if found else None, device_type)
             device, in_play = found
             plan = plan_push(
                 device,
@@ -263,7 +264,9 @@ class ActionService:
         device_id: str,
         values: Mapping[str, Quantity | bool],
     ) -> Device:
-        """All or nothing: every key checked first, then one call to the device, then stored."""
+        """All or nothing: every key checked first, then one call to the device, then stored,
+        with the other unit of a ceiling written in one and the state fields that report a
+        setting (`domain/setting_effects.py`)."""
         async with self._uow() as tx:
             device = await visible_device(tx, principal, device_type, device_id)
         valid = validate_settings(device.capabilities, values)
@@ -273,12 +276,14 @@ class ActionService:
         except DriverError as error:
             failure = device_failure_for(error.code) or DeviceFailure
             raise _device_error(failure, error) from None
+        stored = {**valid, **paired_settings(device.capabilities, valid)}
         async with self._uow() as tx:
             current = await visible_device(tx, principal, device_type, device_id)
-            merged = {**current.settings, **valid}
-            await tx.devices.update_device(device.id, settings=merged, updated_at=now)
+            merged = {**current.settings, **stored}
+            state = state_after_settings(current.state, stored)
+            await tx.devices.update_device(device.id, settings=merged, state=state, updated_at=now)
         self._changes.publish(device.id)
-        return replace(current, settings=merged)
+        return replace(current, settings=merged, state=state)
 
     async def lock_for_vpp(self, principal: Principal, device_id: str, until: datetime) -> Device:
         """Sandbox: a virtual power plant holds the device until `until` (423 on pushes)."""

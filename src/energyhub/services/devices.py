@@ -9,8 +9,16 @@ from dataclasses import dataclass, replace
 from energyhub.domain.accounts import Principal
 from energyhub.domain.capabilities import DeviceType
 from energyhub.domain.clock import Clock
-from energyhub.domain.devices import CacheType, Device, StateSource, User, Vehicle, is_fresh
-from energyhub.domain.errors import DeviceNotFound, UserNotFound
+from energyhub.domain.devices import (
+    CacheType,
+    Device,
+    StateSource,
+    User,
+    Vehicle,
+    device_not_found,
+    is_fresh,
+)
+from energyhub.domain.errors import UserNotFound
 from energyhub.ports.devices import DeviceDriver
 from energyhub.ports.storage import PushUnitOfWork, UnitOfWorkFactory
 from energyhub.services.changes import DeviceChangeFeed
@@ -128,8 +136,12 @@ class DeviceService:
             found = await tx.devices.get_vehicle(
                 principal.account_id, principal.environment, vehicle_id
             )
-        if found is None:
-            raise DeviceNotFound(vehicle_id)
+            if found is None:  # a battery's or charger's id: name its path
+                other = await tx.devices.get_device(
+                    principal.account_id, principal.environment, vehicle_id
+                )
+                kind = None if other is None else other.type
+                raise device_not_found(vehicle_id, kind, DeviceType.VEHICLE)
         return found
 
 
@@ -147,5 +159,5 @@ async def visible_device(
         principal.account_id, principal.environment, device_id, lock=lock
     )
     if device is None or device.type is not device_type:
-        raise DeviceNotFound(device_id)
+        raise device_not_found(device_id, None if device is None else device.type, device_type)
     return device

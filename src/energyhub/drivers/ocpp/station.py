@@ -210,7 +210,8 @@ class Station(Transactions):
         self._enforce_stop_conditions()
         result: dict[str, Any] = {"ocpp": sent}
         if plan.limit is not None:
-            result["limit"] = {"value": plan.limit.value, "unit": plan.limit.unit}
+            # in the API's units (lower case), not OCPP's `W` / `A`
+            result["limit"] = {"value": plan.limit.value, "unit": plan.limit.unit.lower()}
         return result
 
     async def _tx_profile(

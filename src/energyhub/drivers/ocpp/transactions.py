@@ -11,7 +11,13 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from energyhub.domain.clock import Clock
-from energyhub.domain.sessions import ChargingSession, EndReason, Measurement, SessionStatus
+from energyhub.domain.sessions import (
+    ChargingSession,
+    EndReason,
+    Measurement,
+    SessionStatus,
+    session_id_from,
+)
 from energyhub.drivers.ocpp import mapping
 from energyhub.drivers.ocpp.meters import without_session
 from energyhub.ports.ocpp import ChargePointRecord, OpenTransaction
@@ -78,7 +84,7 @@ class Transactions:
             return record.transaction  # a repeated `Started`
         tx = OpenTransaction(
             transaction_id=transaction_id,
-            session_id=str(uuid.uuid4()),
+            session_id=session_id_from(uuid.uuid4().hex),
             connector_id=connector_id,
             started_at=started_at,
             meter_start_wh=meter_start_wh,

@@ -186,7 +186,7 @@ class PgSignals:
                 self._acks.opening(upto)
                 row = await sender.fetchrow(SEND_CONFIRMED_SQL, CHANNEL, [*batch, f"{ECHO}:{upto}"])
                 assert row is not None
-                self._acks.sent(upto, set(row["listening"] or ()))
+                self._acks.sent(upto, set(row["listening"] or ()) - {self._name})
             else:
                 await sender.fetchval(SEND_SQL, CHANNEL, batch)
         except BaseException:
@@ -199,10 +199,8 @@ class PgSignals:
         topic, _, payload = message.partition(":")
         sender = self._sender
         own = sender is not None and pid == sender.get_server_pid()
-        if topic == ECHO:  # the end of a batch that waits for this process's ack
-            if own:
-                self._acks.ack(int(payload), self._name)
-            else:
+        if topic == ECHO:  # the end of a batch that waits for the other processes' acks
+            if not own:
                 self._queue_ack(pid, payload)
             return
         if topic == ACK:

@@ -43,7 +43,7 @@ TEST_EVENT = "webhook.test"
 `EventType`: no endpoint subscribes to it, and it is never written to the outbox."""
 
 
-def test_payload(endpoint_id: str, sent_at: str) -> dict[str, object]:
+def webhook_test_body(endpoint_id: str, sent_at: str) -> dict[str, object]:
     """The body of a test delivery: flat, like every event's."""
     return {"endpointId": endpoint_id, "sentAt": sent_at, "test": True}
 

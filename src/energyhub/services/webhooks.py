@@ -30,8 +30,8 @@ from energyhub.domain.webhooks import (
     EventType,
     new_signing_secret,
     previous_secret_in_use,
-    test_payload,
     validate_endpoint_url,
+    webhook_test_body,
 )
 from energyhub.ports.secrets import Cipher
 from energyhub.ports.storage import UnitOfWork, UnitOfWorkFactory
@@ -181,7 +181,7 @@ class WebhookService:
         now = self._clock.now()
         async with self._uow() as tx:
             endpoint = await self._endpoint(tx, principal, endpoint_id)
-            body = orjson.dumps(test_payload(endpoint.id, isoformat_utc(now))).decode()
+            body = orjson.dumps(webhook_test_body(endpoint.id, isoformat_utc(now))).decode()
             delivery = WebhookDelivery(
                 id=prefixed_id("msg"),
                 event_id=prefixed_id("evt"),

@@ -11,6 +11,7 @@ from energyhub.domain.planning.model import (
     Tariff,
 )
 from energyhub.domain.planning.planner import plan_charging
+from energyhub.domain.planning.prepared import PreparedPrices, prepare_prices
 from energyhub.domain.planning.prices import LoadPeriod, PricePeriod, TimeOfUsePeriod
 from energyhub.domain.planning.slots import Slot, blocks_of
 
@@ -20,6 +21,7 @@ __all__ = [
     "LoadPeriod",
     "Plan",
     "PlanStatus",
+    "PreparedPrices",
     "PricePeriod",
     "PriceSchedule",
     "Site",
@@ -28,4 +30,5 @@ __all__ = [
     "TimeOfUsePeriod",
     "blocks_of",
     "plan_charging",
+    "prepare_prices",
 ]

@@ -37,8 +37,11 @@ class EnergyRange:
     partial_most: float
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _Node:
+    """A step of the search (never changed once made; not frozen, as the search makes
+    hundreds per plan and a frozen dataclass is several times slower to make)."""
+
     least: float
     most: float
     shape: Shape
@@ -93,7 +96,10 @@ def fewest_blocks(
                     new_least = node.least + least
                     if new_least > target + TOLERANCE_KWH:
                         continue
-                    bucket.append(_Node(new_least, min(node.most + most, target), shape, node))
+                    new_most = node.most + most
+                    if new_most > target:
+                        new_most = target
+                    bucket.append(_Node(new_least, new_most, shape, node))
         fronts = _prune({state: _pareto(nodes) for state, nodes in grown.items() if nodes})
     best = min(
         (state for state, front in fronts.items() if front[-1].most >= target - TOLERANCE_KWH),
@@ -122,7 +128,7 @@ def _shift(
     else:  # the one shape of a full interval
         state = (blocks + (0 if reaches_end and adjacent else 1), True)
     nodes = [
-        _Node(n.least + least, min(n.most + most, target), shape, n)
+        _Node(n.least + least, n.most + most if n.most + most < target else target, shape, n)
         for n in front
         if n.least + least <= target + TOLERANCE_KWH
     ]

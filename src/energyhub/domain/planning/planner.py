@@ -11,8 +11,9 @@ Choices:
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Sequence
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 from energyhub.domain.clock import ensure_utc
 from energyhub.domain.planning import explanation
@@ -83,23 +84,8 @@ def plan_charging(
             f"No prices are known before {explanation.clock(ready_by, tz)}",
             prices,
         )
-    if prices is not None and prices.covers(site.tariff, tz, now, ready_by):
-        whole = prices
-        intervals = prices.intervals(
-            site,
-            charger,
-            now,
-            ready_by,
-            lambda: _intervals(
-                whole.import_prices.over(whole.start, whole.end),
-                whole.start,
-                whole.end,
-                site,
-                charger,
-                whole,
-            ),
-        )
-    else:
+    intervals = _shared_intervals(prices, site, charger, now, ready_by)
+    if intervals is None:
         intervals = _intervals(periods, now, ready_by, site, charger, prices)
     allocation = allocate(intervals, goal.energy_kwh, charger.minimum_kw)
     slots = slots_for(intervals, allocation)
@@ -151,6 +137,36 @@ def _intervals(
         ceiling_kw=charger.ceiling_kw,
         minimum_kw=charger.minimum_kw,
         grid_limit_kw=site.grid_limit_kw,
+    )
+
+
+def _shared_intervals(
+    prepared: PreparedPrices | None,
+    site: Site,
+    charger: ChargerLimits,
+    start: datetime,
+    end: datetime,
+) -> list[Interval] | None:
+    """The intervals over [start, end) from prices prepared for many plans, built once per
+    site and charger limits; None where the preparation does not cover the window."""
+    if prepared is None or site.tariff is None:
+        return None
+    if not prepared.covers(site.tariff, site.timezone, start, end):
+        return None
+    whole = prepared
+    return whole.intervals(
+        site,
+        charger,
+        start,
+        end,
+        lambda: _intervals(
+            whole.import_prices.over(whole.start, whole.end),
+            whole.start,
+            whole.end,
+            site,
+            charger,
+            whole,
+        ),
     )
 
 
@@ -235,20 +251,47 @@ def _cheapest_third(
     of equal price, one next to a period already chosen goes first, then the earliest."""
     end = now + DAY
     periods = import_over(tariff, site.timezone, now, end, prepared)
-    chosen: list[PricePeriod] = []
-    hours = timedelta()
-    left = list(periods)
-    while left and hours < NO_GOAL_SHARE:
-        cheapest = min(p.price for p in left)
-        candidates = [p for p in left if p.price == cheapest]
-        edges = {p.start for p in chosen} | {p.end for p in chosen}
-        pick = next((p for p in candidates if p.start in edges or p.end in edges), candidates[0])
-        left.remove(pick)
-        chosen.append(pick)
-        hours += pick.end - pick.start
-    chosen.sort(key=lambda p: p.start)
-    intervals = _intervals(chosen, now, end, site, charger, prepared)
+    chosen = _cheapest_share(periods)
+    shared = _shared_intervals(prepared, site, charger, now, end)
+    if shared is None:
+        intervals = _intervals(chosen, now, end, site, charger, prepared)
+    else:  # each interval lies in one import period: keep those in the chosen ones
+        spans = [(p.start, p.end) for p in chosen]
+        intervals = [iv for iv in shared if _within(iv.start, spans)]
     allocation = allocate(intervals, float("inf"), charger.minimum_kw)
     slots = slots_for(intervals, allocation)
     text = explanation.for_no_goal(slots, now=now, tz=site.timezone, currency=tariff.currency)
     return _plan(PlanStatus.NO_GOAL, slots, intervals, allocation.energy, tariff.currency, text)
+
+
+def _cheapest_share(periods: Sequence[PricePeriod]) -> list[PricePeriod]:
+    """The cheapest periods that together make a third of the day, in time order: price by
+    price, and among periods of one price the next to a chosen one first, then the
+    earliest."""
+    by_price: dict[float, list[PricePeriod]] = {}
+    for period in periods:  # in time order
+        by_price.setdefault(period.price, []).append(period)
+    chosen: list[PricePeriod] = []
+    edges: set[datetime] = set()
+    hours = timedelta()
+    for price in sorted(by_price):
+        candidates = by_price[price]
+        while candidates and hours < NO_GOAL_SHARE:
+            pick = next(
+                (p for p in candidates if p.start in edges or p.end in edges), candidates[0]
+            )
+            candidates.remove(pick)
+            chosen.append(pick)
+            edges.update((pick.start, pick.end))
+            hours += pick.end - pick.start
+    chosen.sort(key=lambda p: p.start)
+    return chosen
+
+
+def _within(instant: datetime, spans: Sequence[tuple[datetime, datetime]]) -> bool:
+    """Whether `instant` lies in one of the time-ordered spans."""
+    index = bisect_right(spans, (instant, _LATEST)) - 1
+    return index >= 0 and spans[index][0] <= instant < spans[index][1]
+
+
+_LATEST = datetime.max.replace(tzinfo=UTC)

@@ -26,7 +26,7 @@ from energyhub.api.routes import (
     webhooks,
 )
 from energyhub.api.routes.docs import COMMON_ERRORS
-from energyhub.api.versioning import version_headers
+from energyhub.api.versioning import document_version_header, version_headers
 from energyhub.domain.versions import ApiVersion
 
 DESCRIPTION = """Read and control batteries and EV chargers through one API.
@@ -56,6 +56,7 @@ def create_app(
     )
     app.state.services = services
     install_error_handlers(app, services.clock)
+    document_version_header(app)
     for module in (devices, actions, users, sandbox, webhooks, linking):
         app.include_router(module.router)
     app.include_router(sessions.router)

@@ -8,8 +8,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from email.utils import format_datetime
+from typing import Any
 
-from energyhub.domain.versions import DEPRECATED_SINCE, ApiVersion
+from fastapi import FastAPI
+
+from energyhub.domain.versions import DEPRECATED_SINCE, SUPPORTED_VERSIONS, ApiVersion
 
 VERSION_HEADER = b"energyhub-version"
 # The header's values, as bytes: the gateway looks the raw value up without decoding it.
@@ -38,3 +41,25 @@ def http_date(moment: datetime) -> str:
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
     return format_datetime(moment.astimezone(UTC), usegmt=True)
+
+
+def document_version_header(app: FastAPI) -> None:
+    """`/openapi.json` (which documents 1.0) names the `energyhub-version` header on every
+    response of the API; built once, when the document is first asked for."""
+    build = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is not None:
+            return app.openapi_schema
+        document = build()
+        header = {
+            "description": "The API version this answer is rendered in (docs/versioning.md).",
+            "schema": {"type": "string", "enum": list(SUPPORTED_VERSIONS)},
+        }
+        for operations in document.get("paths", {}).values():
+            for operation in operations.values():
+                for response in operation.get("responses", {}).values():
+                    response.setdefault("headers", {})["energyhub-version"] = header
+        return document
+
+    app.openapi = openapi  # type: ignore[method-assign]

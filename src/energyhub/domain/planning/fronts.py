@@ -46,6 +46,8 @@ class _Node:
     most: float
     shape: Shape
     parent: _Node | None
+    index: int = -1
+    """The interval this step shapes; intervals no step names stay empty."""
 
 
 def _options(
@@ -74,12 +76,15 @@ def fewest_blocks(
 ) -> tuple[Shape, ...]:
     fronts: dict[_State, list[_Node]] = {(0, False): [_Node(0.0, 0.0, Shape.EMPTY, None)]}
     previous_end = None
-    for interval, span in zip(intervals, ranges, strict=True):
+    for index, (interval, span) in enumerate(zip(intervals, ranges, strict=True)):
         adjacent = previous_end == interval.start
         previous_end = interval.end
         options = _options(interval, span, minimum_kw)
+        if options == _ONLY_EMPTY:  # most intervals: no step, every run ends here
+            fronts = _end_runs(fronts)
+            continue
         if len(options) == 1 and len(fronts) == 1:  # nothing to choose: shift the one front
-            fronts = _shift(fronts, options[0], adjacent, target)
+            fronts = _shift(fronts, options[0], adjacent, target, index)
             continue
         grown: dict[_State, list[_Node]] = {}
         for (blocks, reaches_end), front in fronts.items():
@@ -99,18 +104,33 @@ def fewest_blocks(
                     new_most = node.most + most
                     if new_most > target:
                         new_most = target
-                    bucket.append(_Node(new_least, new_most, shape, node))
+                    bucket.append(_Node(new_least, new_most, shape, node, index))
         fronts = _prune({state: _pareto(nodes) for state, nodes in grown.items() if nodes})
     best = min(
         (state for state, front in fronts.items() if front[-1].most >= target - TOLERANCE_KWH),
         key=lambda s: s[0],
     )
     step: _Node | None = fronts[best][-1]
-    shapes: list[Shape] = []
+    shapes = [Shape.EMPTY] * len(intervals)
     while step is not None and step.parent is not None:
-        shapes.append(step.shape)
+        shapes[step.index] = step.shape
         step = step.parent
-    return tuple(reversed(shapes))
+    return tuple(shapes)
+
+
+_ONLY_EMPTY = [(Shape.EMPTY, 0.0, 0.0)]
+
+
+def _end_runs(fronts: dict[_State, list[_Node]]) -> dict[_State, list[_Node]]:
+    """The fronts through an interval that can only stay empty: the nodes hold what they
+    held (an empty step adds nothing), and no run reaches the interval's end."""
+    if len(fronts) == 1:
+        [((blocks, _), front)] = fronts.items()
+        return {(blocks, False): front}
+    merged: dict[_State, list[_Node]] = {}
+    for (blocks, _), front in fronts.items():
+        merged.setdefault((blocks, False), []).extend(front)
+    return _prune({state: _pareto(nodes) for state, nodes in merged.items()})
 
 
 def _shift(
@@ -118,6 +138,7 @@ def _shift(
     option: tuple[Shape, float, float],
     adjacent: bool,
     target: float,
+    index: int,
 ) -> dict[_State, list[_Node]]:
     """The one front through an interval with one shape (what most intervals have: full in
     every cheapest plan, or empty in all)."""
@@ -128,7 +149,7 @@ def _shift(
     else:  # the one shape of a full interval
         state = (blocks + (0 if reaches_end and adjacent else 1), True)
     nodes = [
-        _Node(n.least + least, n.most + most if n.most + most < target else target, shape, n)
+        _Node(n.least + least, n.most + most if n.most + most < target else target, shape, n, index)
         for n in front
         if n.least + least <= target + TOLERANCE_KWH
     ]

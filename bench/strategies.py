@@ -18,7 +18,8 @@ and the surplus controller over a fleet fed a reading every 10 s.
 
 Run: `.venv/bin/python bench/strategies.py [--chargers 10000] [--sites 500] [--rounds 3]
 [--surplus-chargers 1000] [--surplus-minutes 60] [--profile]`. Prints the median of the
-rounds; exits 0 whether the targets pass or miss.
+rounds in CPU time of the process (a shared machine disturbs it less than the wall time,
+printed too); exits 0 whether the targets pass or miss.
 """
 
 from __future__ import annotations

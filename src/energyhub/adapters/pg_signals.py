@@ -5,10 +5,11 @@ Signals are sent after the commit that made them true, in batches (one `pg_notif
 signal, one statement and one transaction per batch: PostgreSQL drops a batch's
 duplicates). PostgreSQL delivers a notification to each listening backend on its own time
 (0.3-5 ms apart here), so a batch that must be heard before the writer answers (device
-changes, revocations: `CONFIRMED`) ends with an echo that every listening process answers
-with an ack once it has handled the batch; `sent` waits for the acks of the processes that
-were listening when the batch went out (at most `SENT_WAIT_MAX_S`: a process that stalls
-delays writes, it cannot stop them). Wake-ups need no ack.
+changes, revocations: `CONFIRMED`) ends with an echo that every other listening process
+answers with an ack once it has handled the batch; `sent` waits for the acks of the
+processes listening as last looked up (`pg_stat_activity`, every second; at most
+`SENT_WAIT_MAX_S`: a process that stalls delays writes, it cannot stop them). A process
+alone on the database waits for nothing. Wake-ups need no ack.
 
 When a connection drops (or a ping every `ping_every_s` goes unanswered) the channel is
 down: users hear `channel_up(False)`, signals published meanwhile wait and go out once it
@@ -35,16 +36,15 @@ log = logging.getLogger(__name__)
 CHANNEL = "energyhub"
 LISTEN_ROLE, NOTIFY_ROLE = "energyhub-listen", "energyhub-notify"  # application names
 SEND_SQL = "SELECT count(pg_notify($1, m)) FROM unnest($2::text[]) AS m"
-SEND_CONFIRMED_SQL = f"""
-SELECT count(pg_notify($1, m)) AS sent,
-       (SELECT array_agg(substr(application_name, {len(LISTEN_ROLE) + 2}))
-          FROM pg_stat_activity
-         WHERE datname = current_database() AND application_name LIKE '{LISTEN_ROLE}-%'
-       ) AS listening
-  FROM unnest($2::text[]) AS m
+LISTENERS_SQL = f"""
+SELECT array_agg(substr(application_name, {len(LISTEN_ROLE) + 2}))
+  FROM pg_stat_activity
+ WHERE datname = current_database() AND application_name LIKE '{LISTEN_ROLE}-%'
 """
+LISTENERS_EVERY_S = 1.0  # how often a process looks up who else listens (and pings)
 CONFIRMED = frozenset({Topic.DEVICE.value, Topic.KEY.value})
 ECHO, ACK = "echo", "ack"  # echo:<upto>; ack:<sender's backend pid>:<upto>:<acker's name>
+HELLO = "hello"  # hello:<name>: a process began listening (others wait for its acks at once)
 RETRY_DELAYS_S = (1.0, 2.0, 5.0)  # between failed attempts to reconnect, then 5 s
 CONNECT_TIMEOUT_S = 5.0
 PING_TIMEOUT_S = 5.0
@@ -67,6 +67,7 @@ class PgSignals:
         self._state_handlers: list[ChannelStateHandler] = []
         self._pending: dict[str, None] = {}  # "topic:payload", in order, without repeats
         self._acks = Acks()
+        self._others: frozenset[str] = frozenset()  # the other processes listening
         self._up = False
         self._sender: asyncpg.Connection | None = None
         self._task: asyncio.Task[None] | None = None
@@ -78,7 +79,8 @@ class PgSignals:
 
     @property
     def pending(self) -> bool:
-        return self._acks.pending
+        """Alone on the database, a process has nobody to wait for."""
+        return bool(self._others) and self._acks.pending
 
     def publish(self, topic: Topic, payload: str) -> None:
         if self._task is None:
@@ -136,7 +138,11 @@ class PgSignals:
                     connection = await asyncpg.connect(
                         self._dsn,
                         timeout=CONNECT_TIMEOUT_S,
-                        server_settings={"application_name": f"{role}-{self._name}"},
+                        server_settings={
+                            "application_name": f"{role}-{self._name}",
+                            # a signal is a hint: its commit need not wait for the disk
+                            "synchronous_commit": "off",
+                        },
                     )
                     connection.add_termination_listener(lambda _c: self._wakeup.set())
                     opened.append(connection)
@@ -163,15 +169,23 @@ class PgSignals:
             failures, delay = 0, self._delays[0]
 
     async def _serve(self, listener: asyncpg.Connection, sender: asyncpg.Connection) -> None:
-        """Sends what is published and pings while idle; returns (or raises) when a
-        connection is gone."""
-        self._wakeup.set()  # signals that waited for the channel go out now
+        """Sends what is published, looks up who else listens every second and pings while
+        idle; returns (or raises) when a connection is gone."""
+        await self._look_up_listeners(sender)
+        self._queue(f"{HELLO}:{self._name}", confirmed=False)  # and what waited goes out
+        loop = asyncio.get_running_loop()
+        looked_up = pinged = loop.time()
         while not (listener.is_closed() or sender.is_closed()):
-            try:
-                async with asyncio.timeout(self._ping_every_s):
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(looked_up + LISTENERS_EVERY_S - loop.time()):
                     await self._wakeup.wait()
-            except TimeoutError:
+            if loop.time() >= looked_up + LISTENERS_EVERY_S:
+                await self._look_up_listeners(sender)
+                looked_up = loop.time()
+            if loop.time() >= pinged + self._ping_every_s:
                 await listener.fetchval("SELECT 1", timeout=PING_TIMEOUT_S)
+                pinged = loop.time()
+            if not self._wakeup.is_set():
                 continue
             self._wakeup.clear()
             if self._pending and not sender.is_closed():
@@ -180,13 +194,13 @@ class PgSignals:
     async def _send(self, sender: asyncpg.Connection) -> None:
         batch, upto = list(self._pending), self._acks.published
         self._pending.clear()
-        confirmed = self._acks.unsent(upto)
+        confirmed, others = self._acks.unsent(upto), self._others
         try:
             if confirmed:
                 self._acks.opening(upto)
-                row = await sender.fetchrow(SEND_CONFIRMED_SQL, CHANNEL, [*batch, f"{ECHO}:{upto}"])
-                assert row is not None
-                self._acks.sent(upto, set(row["listening"] or ()) - {self._name})
+                echo = [f"{ECHO}:{upto}"] if others else []
+                await sender.fetchval(SEND_SQL, CHANNEL, [*batch, *echo])
+                self._acks.sent(upto, set(others))
             else:
                 await sender.fetchval(SEND_SQL, CHANNEL, batch)
         except BaseException:
@@ -194,6 +208,10 @@ class PgSignals:
                 self._acks.failed(upto)
             self._pending = {**dict.fromkeys(batch), **self._pending}  # again, first
             raise
+
+    async def _look_up_listeners(self, sender: asyncpg.Connection) -> None:
+        found = await sender.fetchval(LISTENERS_SQL, timeout=PING_TIMEOUT_S)
+        self._others = frozenset(found or ()) - {self._name}
 
     def _heard(self, _connection: object, pid: int, _channel: str, message: str) -> None:
         topic, _, payload = message.partition(":")
@@ -210,6 +228,9 @@ class PgSignals:
                 self._acks.ack(int(upto), by)
             return
         if own:
+            return
+        if topic == HELLO:
+            self._others |= {payload}
             return
         for handler in self._handlers.get(topic, ()):
             try:

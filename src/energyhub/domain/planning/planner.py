@@ -185,8 +185,9 @@ def _plan(
     text: str,
     shortfall: float = 0.0,
 ) -> Plan:
-    cost = sum(iv.cost(e) for iv, e in zip(intervals, energy, strict=True))
-    surplus = sum(iv.surplus_energy(e) for iv, e in zip(intervals, energy, strict=True))
+    used = [(iv, e) for iv, e in zip(intervals, energy, strict=True) if e]  # most are empty
+    cost = sum((iv.cost(e) for iv, e in used), 0.0)
+    surplus = sum((iv.surplus_energy(e) for iv, e in used), 0.0)
     return Plan(status, tuple(slots), sum(energy), cost, currency, text, shortfall, surplus)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
 from energyhub.domain.webhooks import MAX_URL_LENGTH
 
@@ -75,7 +75,7 @@ class RotateSecret(BaseModel):
         extra="forbid", json_schema_extra={"examples": [{"expireOldNow": False}]}
     )
 
-    expireOldNow: bool = Field(
+    expireOldNow: StrictBool = Field(
         default=False,
         description="Stop signing with the old secret at once (a leaked secret). By default "
         "it signs beside the new one for 24 hours: webhook-signature then carries "

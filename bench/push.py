@@ -577,7 +577,7 @@ def print_profile(raw: Path, top: int = 12) -> None:
         for package in {p for p, _ in frames}:
             anywhere[package] += count
         for name in {n for p, n in frames if p.startswith("energyhub/")}:
-            if not name.startswith(("energyhub/cli.py", "energyhub/api/gateway.py")):
+            if not name.startswith(("energyhub/cli/", "energyhub/api/gateway.py")):
                 ours[name] += count
     if not total:
         print("  (no samples)")

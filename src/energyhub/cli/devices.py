@@ -1,0 +1,107 @@
+"""`energyhub devices`: commissioning live chargers (OCPP) and batteries (SunSpec)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+
+from energyhub.bootstrap import (
+    Container,
+)
+from energyhub.cli.common import (
+    JsonFlag,
+    _print_json,
+    _run,
+    err,
+)
+
+devices_app = typer.Typer(
+    help="Live devices: commission chargers and batteries.", no_args_is_help=True
+)
+
+
+@devices_app.command("add-ocpp")
+def devices_add_ocpp(
+    account: Annotated[str, typer.Option(help="Account id.")],
+    user: Annotated[str, typer.Option(help="The end user the charger belongs to.")],
+    charge_point_id: Annotated[
+        str, typer.Option(help="The charger's identity: ws://HOST:PORT/ocpp/{id}.")
+    ],
+    password: Annotated[
+        str, typer.Option(help="HTTP Basic password the charger sends (16-40 characters).")
+    ],
+    timezone: Annotated[str, typer.Option(help="The plant's IANA timezone.")] = "Europe/Berlin",
+    as_json: JsonFlag = False,
+) -> None:
+    """Commission a live OCPP 1.6J / 2.0.1 charger; prints its device id."""
+    from energyhub.services.commissioning import CommissioningError
+
+    async def work(c: Container) -> dict[str, str]:
+        device = await c.commissioning.add_ocpp(
+            account, user, charge_point_id, password, timezone=timezone
+        )
+        return {
+            "deviceId": device.id,
+            "chargePointId": charge_point_id,
+            "path": f"/ocpp/{charge_point_id}",
+        }
+
+    try:
+        result = _run(work)
+    except (CommissioningError, LookupError) as refused:
+        err.print(f"[red]{refused.args[0] if refused.args else 'refused'}[/]")
+        raise typer.Exit(1) from None
+    if as_json:
+        _print_json(result)
+    else:
+        err.print(
+            f"device [bold]{result['deviceId']}[/]: point charger {charge_point_id} at "
+            f"ws://HOST:PORT{result['path']} (HTTP Basic, user {charge_point_id})"
+        )
+
+
+@devices_app.command("add-sunspec")
+def devices_add_sunspec(
+    account: Annotated[str, typer.Option(help="Account id.")],
+    user: Annotated[str, typer.Option(help="The end user the battery belongs to.")],
+    host: Annotated[str, typer.Option(help="The battery's Modbus TCP address (IP or name).")],
+    port: Annotated[int, typer.Option(help="Modbus TCP port.")] = 502,
+    unit_id: Annotated[int, typer.Option(help="Modbus unit id (slave id).")] = 1,
+    timezone: Annotated[str, typer.Option(help="The plant's IANA timezone.")] = "Europe/Berlin",
+    as_json: JsonFlag = False,
+) -> None:
+    """Commission a live SunSpec Modbus TCP battery (models 1, 124 or 802/704); prints its
+    device id. Running it again for the same battery and user prints the same id."""
+    from energyhub.domain.readings import DriverError
+    from energyhub.services.commissioning import CommissioningError
+
+    async def work(c: Container) -> dict[str, Any]:
+        done = await c.commissioning.add_sunspec(
+            account, user, host, port, unit_id, timezone=timezone
+        )
+        return {
+            "deviceId": done.device.id,
+            "created": done.created,
+            "vendor": done.device.vendor,
+            "model": done.device.model,
+            "sunspecModels": [m.id for m in done.endpoint.models],
+            "commands": sorted(done.device.capabilities.commands),
+        }
+
+    try:
+        result = _run(work)
+    except (CommissioningError, LookupError) as refused:
+        err.print(f"[red]{refused.args[0] if refused.args else 'refused'}[/]")
+        raise typer.Exit(1) from None
+    except DriverError as failed:
+        err.print(f"[red]{failed.code}: {failed.message}[/]")
+        raise typer.Exit(1) from None
+    if as_json:
+        _print_json(result)
+    else:
+        models = ", ".join(str(m) for m in result["sunspecModels"])
+        err.print(
+            f"device [bold]{result['deviceId']}[/]: {result['vendor']} {result['model']} at "
+            f"{host}:{port} unit {unit_id} (SunSpec models {models})"
+        )

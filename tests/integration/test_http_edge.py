@@ -84,6 +84,7 @@ def test_a_64_mib_header_is_answered_431(service: Service) -> None:
             sock.sendall(b"\r\n\r\n")
         answer, _ = _read_all(sock, 10)
     assert answer.startswith(b"HTTP/1.1 431 "), answer[:200]
+    assert b"\r\nenergyhub-version: 1.0\r\n" in answer, answer[:300]
     assert b"32 KiB" in answer
 
 
@@ -118,6 +119,7 @@ def test_a_half_sent_head_is_closed_within_the_timeout(service: Service) -> None
         sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n")
         answer, closed = _read_all(sock, 10)
     assert answer.startswith(b"HTTP/1.1 408 "), answer[:200]
+    assert b"\r\nenergyhub-version: 1.0\r\n" in answer, answer[:300]
     assert HEAD_TIMEOUT_S * 0.9 <= closed - began < HEAD_TIMEOUT_S + SLACK_S
 
 

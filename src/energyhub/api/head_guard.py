@@ -13,6 +13,9 @@ import logging
 import httptools
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
+from energyhub.api.versioning import VERSION_HEADER
+from energyhub.domain.versions import ApiVersion
+
 MAX_HEAD_BYTES = 32 * 1024
 # After refusing, what the client still sends is read and dropped for this long, so it reads
 # the answer instead of a connection reset (closing with unread data sends a TCP RST).
@@ -26,11 +29,15 @@ class _HeadTooLarge(Exception):
 
 
 def plain_response(status: bytes, message: str) -> bytes:
+    """An answer written below ASGI (no request was parsed, so none picked a version: it is
+    rendered in the current one, like every answer the API gives before a version is
+    known)."""
     body = message.encode()
     return b"".join(
         (
             b"HTTP/1.1 " + status + b"\r\n",
             b"content-type: text/plain; charset=utf-8\r\n",
+            VERSION_HEADER + b": " + ApiVersion.V1.value.encode() + b"\r\n",
             b"content-length: " + str(len(body)).encode() + b"\r\n",
             b"connection: close\r\n\r\n",
             body,

@@ -194,6 +194,8 @@ async def build_container(
     for name, driver in list(drivers.items()):
         drivers[name] = MeteredDriver(name, driver, metrics)
     accounts = AccountService(uow, clock, settings.key_cache_ttl_s)
+    if signals is not None:
+        accounts.follow(signals)  # revocations and version moves reach every process
     devices = DeviceService(uow, drivers, clock, changes)
     outbox = Outbox(
         clock,

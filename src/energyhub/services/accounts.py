@@ -20,6 +20,7 @@ from energyhub.domain.accounts import (
 from energyhub.domain.clock import Clock
 from energyhub.domain.errors import ExpiredToken, Unauthorized
 from energyhub.domain.versions import ApiVersion, pinned_version
+from energyhub.ports.signals import Signals, Topic
 from energyhub.ports.storage import UnitOfWorkFactory
 from energyhub.services.ids import prefixed_id, random_base62
 
@@ -34,7 +35,8 @@ class CreatedKey:
 
 class AccountService:
     """Keys are looked up by hash and kept in a small in-process cache: revocations in this
-    process take effect at once, others within `key_cache_ttl_s`."""
+    process take effect at once; in others at once too when they `follow` the channel
+    between processes, and within `key_cache_ttl_s` when it is down (or not there)."""
 
     def __init__(self, uow: UnitOfWorkFactory, clock: Clock, key_cache_ttl_s: float) -> None:
         self._uow = uow
@@ -44,6 +46,13 @@ class AccountService:
         # raw key -> checked key and caller: a hit skips the pattern and the hash
         self._principals: dict[str, tuple[ApiKey, Principal, float]] = {}
         self._lookups: dict[str, asyncio.Future[ApiKey]] = {}
+        self._signals: Signals | None = None
+
+    def follow(self, signals: Signals) -> None:
+        """Keys revoked or moved to another version in another process are forgotten here
+        when their signal arrives, and this process's are signalled to the others."""
+        self._signals = signals
+        signals.subscribe(Topic.KEY, self._forget)
 
     async def _lookup(self, digest: str) -> ApiKey:
         """One database lookup per key at a time: concurrent requests whose cached entry
@@ -121,21 +130,26 @@ class AccountService:
                 if found is None or found.account_id != account_id:
                     return False
             revoked = await tx.accounts.revoke_key(key_id, self._clock.now())
-        self._forget(key_id)
+        self._changed(key_id)
         return revoked
 
     async def set_key_version(
         self, key_id: str, version: ApiVersion, account_id: str | None = None
     ) -> ApiKey | None:
         """Moves a key to another API version (None: no such key, or not of `account_id`).
-        This process answers in it at once, others within `key_cache_ttl_s`."""
+        This process answers in it at once, others as for a revocation."""
         async with self._uow() as tx:
             found = await tx.accounts.get_key(key_id)
             if found is None or (account_id is not None and found.account_id != account_id):
                 return None
             await tx.accounts.set_key_version(key_id, version)
-        self._forget(key_id)
+        self._changed(key_id)
         return replace(found, api_version=version)
+
+    def _changed(self, key_id: str) -> None:
+        self._forget(key_id)
+        if self._signals is not None:
+            self._signals.publish(Topic.KEY, key_id)
 
     def _forget(self, key_id: str) -> None:
         self._cache = {h: e for h, e in self._cache.items() if e[0].id != key_id}

@@ -10,6 +10,7 @@ from starlette.responses import Response
 
 import energyhub
 from energyhub.api.deps import ApiServices, reject_unknown_query
+from energyhub.api.docs_pages import install_docs
 from energyhub.api.errors import install_error_handlers
 from energyhub.api.gateway import Gateway, GatewayDeps
 from energyhub.api.observe import RequestObserver
@@ -53,7 +54,10 @@ def create_app(
         lifespan=lifespan,
         dependencies=[Depends(reject_unknown_query)],
         redirect_slashes=False,  # `/battery/` is 404, not a redirect built from the Host
+        docs_url=None,  # served by install_docs, with local assets
+        redoc_url=None,
     )
+    install_docs(app)
     app.state.services = services
     install_error_handlers(app, services.clock)
     document_version_header(app)

@@ -49,3 +49,20 @@ async def test_the_pages_point_at_the_document(api: Api) -> None:
     for page in ("/docs", "/redoc"):
         assert "/openapi.json" in (await api.client.get(page)).text
     assert (await api.client.get("/openapi.json")).status_code == 200
+
+
+async def test_the_root_names_the_docs_the_dashboard_and_the_quickstart(api: Api) -> None:
+    answer = await api.client.get("/")
+    assert answer.status_code == 200
+    body = answer.json()
+    assert body["success"] is True
+    assert body["data"]["docs"] == "/docs"
+    assert body["data"]["dashboard"] == "/dashboard"
+    assert "walk-through" in body["data"]["quickstart"]
+    assert body["meta"]["requestId"] == answer.headers["x-request-id"]
+
+    page = await api.client.get("/", headers={"accept": "text/html,application/xhtml+xml"})
+    assert page.status_code == 200
+    assert page.headers["content-type"].startswith("text/html")
+    for link in ('href="/docs"', 'href="/dashboard"', 'href="/redoc"'):
+        assert link in page.text

@@ -13,6 +13,7 @@ from starlette.routing import Match
 
 from energyhub.api.context import context_of
 from energyhub.api.envelope import failure_response
+from energyhub.api.validation_messages import plain_message
 from energyhub.domain.clock import Clock
 from energyhub.domain.errors import (
     ApiError,
@@ -34,7 +35,7 @@ def validation_errors(exc: RequestValidationError) -> list[dict[str, str]]:
         loc = [str(part) for part in error.get("loc", ())]
         if len(loc) > 2 and loc[0] == "body" and loc[1] == tag:
             del loc[1]  # a body discriminated on `type` puts the tag in the path
-        message = str(error.get("msg", "invalid value"))
+        message = plain_message(error, loc[1:])
         if error.get("type") == "json_invalid":
             message = "Body is not valid JSON: " + str(error.get("ctx", {}).get("error", ""))
         found.append({"path": ".".join(loc), "message": message})

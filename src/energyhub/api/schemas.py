@@ -209,10 +209,13 @@ class UserDevices(BaseModel):
     pagination: Pagination
 
 
-def _member_of(names: list[str], what: str) -> AfterValidator:
+def _member_of(names: list[str], what: str, hint: str | None = None) -> AfterValidator:
+    """Refuses a name not in `names`, saying which are (or `hint`, for long lists)."""
+    choices = hint or "one of " + ", ".join(names)
+
     def check(value: str) -> str:
         if value not in names:
-            raise ValueError(f"unknown {what} {value!r}")
+            raise ValueError(f"unknown {what} {value!r}: use {choices}")
         return value
 
     return AfterValidator(check)
@@ -227,7 +230,11 @@ _TIMEZONES = sorted(available_timezones() - {"localtime"})
 _BATTERY_PROFILES = profile_names(DeviceType.BATTERY)
 _CHARGER_PROFILES = profile_names(DeviceType.EV_CHARGER)
 # Strings checked against a list that the OpenAPI schema shows as an enum.
-TimezoneName = Annotated[str, _member_of(_TIMEZONES, "IANA timezone"), _enum_schema(_TIMEZONES)]
+TimezoneName = Annotated[
+    str,
+    _member_of(_TIMEZONES, "IANA timezone", "an IANA timezone name such as Europe/Berlin"),
+    _enum_schema(_TIMEZONES),
+]
 BatteryProfile = Annotated[
     str, _member_of(_BATTERY_PROFILES, "battery profile"), _enum_schema(_BATTERY_PROFILES)
 ]

@@ -35,6 +35,7 @@ from tests.support import Caller
 
 PASSWORD = "correct-horse-battery-1"
 WAIT = 10.0  # every wait in these tests is bounded by this
+HTTP_TIMEOUT_S = 3 * WAIT  # an HTTP answer, on a machine busy with the whole suite
 
 PROTOCOLS = ["ocpp1.6", "ocpp2.0.1"]
 START = {"ocpp1.6": "RemoteStartTransaction", "ocpp2.0.1": "RequestStartTransaction"}
@@ -123,7 +124,11 @@ async def running_service(
             while not server.started:  # noqa: ASYNC110 (uvicorn offers no event for this)
                 await asyncio.sleep(0.01)
         port = server.servers[0].sockets[0].getsockname()[1]
-        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as client:
+        # httpx's 5 s default is less than a loaded CI machine may take for a first answer
+        # (the service, the charger and the test share one event loop); a hang still fails
+        async with httpx.AsyncClient(
+            base_url=f"http://127.0.0.1:{port}", timeout=HTTP_TIMEOUT_S
+        ) as client:
             yield Service(container, port, client)
     finally:
         server.should_exit = True

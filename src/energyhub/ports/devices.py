@@ -6,10 +6,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from energyhub.domain.accounts import Environment
 from energyhub.domain.devices import Device
+from energyhub.domain.planning.steering import ChargingSchedule
 from energyhub.domain.readings import CommandReceipt, CommandRequest, DeviceReading
 from energyhub.domain.sessions import ChargingSession
 from energyhub.domain.vendors import OfferedDevice, SignIn, Vendor
@@ -34,6 +35,25 @@ class DeviceDriver(Protocol):
     async def write_settings(
         self, device: Device, values: Mapping[str, float | bool], now: datetime
     ) -> None: ...
+
+
+@runtime_checkable
+class ChargerSteering(Protocol):
+    """A driver whose chargers keep a schedule of power limits (OCPP smart charging). The
+    strategies steer through it; a refusal or a charger this process cannot reach raises
+    `DriverError`."""
+
+    def can_steer(self, device: Device) -> bool:
+        """This process can reach the charger now (it holds its connection)."""
+        ...
+
+    async def steer(self, device: Device, schedule: ChargingSchedule, now: datetime) -> None:
+        """The charger keeps to `schedule` from now on, replacing the last one."""
+        ...
+
+    async def release(self, device: Device, now: datetime) -> None:
+        """The strategy ended: the charger drops the schedule (its own limits apply)."""
+        ...
 
 
 class VendorConnector(Protocol):

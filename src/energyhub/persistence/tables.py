@@ -394,3 +394,17 @@ sites = Table(
     Column("updated_at", UTCDateTime(), nullable=False),
     UniqueConstraint("account_id", "environment", "user_id"),
 )
+
+# --- strategy runs: the runner's decision per charger a strategy runs on -------------------
+strategy_runs = Table(
+    "strategy_runs",
+    metadata,
+    Column("device_id", String(40), ForeignKey("devices.id", ondelete="CASCADE"), primary_key=True),
+    Column("strategy", String(60), nullable=False),
+    Column("inputs", String(500), nullable=False),  # what the plan was made from, as a key
+    Column("plan", JsonDocument, nullable=False),  # the plan as a client reads it
+    Column("schedule", JsonDocument, nullable=True),  # the limits sent (ChargingSchedule)
+    Column("steering", JsonDocument, nullable=True),  # {state, message, at}: how it went
+    Column("next_plan_at", UTCDateTime(), nullable=False),
+    Column("updated_at", UTCDateTime(), nullable=False),
+)

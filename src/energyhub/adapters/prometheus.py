@@ -59,6 +59,10 @@ class PrometheusMetrics:
             "energyhub_driver_calls_total", "Calls to device drivers, by driver and outcome.",
             ("driver", "outcome"), registry=r,
         )  # fmt: skip
+        self._pruned = Counter(
+            "energyhub_retention_pruned_total", "Old rows deleted by retention, by kind.",
+            ("kind",), registry=r,
+        )  # fmt: skip
         self._bound: dict[tuple[str, str, int], tuple[Counter, Histogram]] = {}
 
     def request(self, method: str, route: str, status: int, seconds: float) -> None:
@@ -90,6 +94,9 @@ class PrometheusMetrics:
 
     def driver_call(self, driver: str, outcome: str) -> None:
         self._driver_calls.labels(driver, outcome).inc()
+
+    def pruned(self, kind: str, rows: int) -> None:
+        self._pruned.labels(kind).inc(rows)
 
     def render(self) -> bytes:
         return generate_latest(self.registry)

@@ -25,3 +25,6 @@ class Metrics(Protocol):
 
     def driver_call(self, driver: str, outcome: str) -> None:
         """A call to a device driver ended: ok, or the error code it raised."""
+
+    def pruned(self, kind: str, rows: int) -> None:
+        """Retention deleted `rows` old rows of `kind` (deliveries, events, actions, samples)."""

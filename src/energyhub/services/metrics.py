@@ -37,6 +37,9 @@ class NoMetrics:
     def driver_call(self, driver: str, outcome: str) -> None:
         return None
 
+    def pruned(self, kind: str, rows: int) -> None:
+        return None
+
 
 NO_METRICS: Metrics = NoMetrics()
 

@@ -541,3 +541,21 @@ def waiting_action(
         due_kind=DueKind.DISPATCH,
     )
     return replace(action, **changes)
+
+
+class FakeHistoryPruner:
+    """The `HistoryPruner` port over rows given as (kind, time, prunable); a batch deletes
+    the oldest prunable rows older than the cutoff, as the SQL one does."""
+
+    def __init__(self, rows: Sequence[tuple[str, datetime, bool]] = ()) -> None:
+        self.rows = list(rows)
+        self.batches: list[tuple[str, int]] = []
+
+    async def prune_batch(self, kind: str, before: datetime, now: datetime, limit: int) -> int:
+        old = sorted(
+            (r for r in self.rows if r[0] == kind and r[2] and r[1] < before), key=lambda r: r[1]
+        )[:limit]
+        for row in old:
+            self.rows.remove(row)
+        self.batches.append((kind, len(old)))
+        return len(old)

@@ -1,0 +1,93 @@
+"""Retention's deletes: one batch of old rows of a kind per short transaction,
+`DELETE ... WHERE pk IN (SELECT pk ... ORDER BY <time> LIMIT n)`, oldest first by the
+table's time column (the column its retention index covers). On PostgreSQL the batch is
+selected `FOR UPDATE SKIP LOCKED`: processes pruning at once take different rows and none
+waits on a row another transaction holds; SQLite has one writer, and a batch is its
+write lock for a few milliseconds.
+
+What is never pruned, whatever its age: a delivery that is not final (`pending`, a resend
+asked for, or a sender's lease still running), an event not yet fanned out, an action not
+ended (or with work due: a window's restore) or leased, and any row with one of its times
+within the retention period."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import ColumnElement, Delete, Table, bindparam, delete, or_, select
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from energyhub.domain.actions import TERMINAL_STATES
+from energyhub.domain.retention import PrunedKind
+from energyhub.domain.webhooks import DeliveryStatus
+from energyhub.persistence.tables import actions, device_samples, webhook_deliveries, webhook_events
+from energyhub.persistence.types import UTCDateTime
+
+BEFORE = bindparam("before", type_=UTCDateTime())
+NOW = bindparam("now", type_=UTCDateTime())
+D, EV, A, S = webhook_deliveries, webhook_events, actions, device_samples
+
+# per kind: the table, the time column that orders the batch, and what makes a row prunable
+PRUNABLE: dict[PrunedKind, tuple[Table, ColumnElement[datetime], list[ColumnElement[bool]]]] = {
+    PrunedKind.DELIVERIES: (
+        D,
+        D.c.created_at,
+        [
+            D.c.created_at < BEFORE,
+            D.c.updated_at < BEFORE,
+            D.c.status != DeliveryStatus.PENDING.value,
+            D.c.next_attempt_at.is_(None),
+            or_(D.c.lease_until.is_(None), D.c.lease_until <= NOW),
+        ],
+    ),
+    PrunedKind.EVENTS: (
+        EV,
+        EV.c.occurred_at,
+        [
+            EV.c.occurred_at < BEFORE,
+            EV.c.deliver_after < BEFORE,
+            EV.c.fanned_out_at < BEFORE,  # NULL (not fanned out yet) never matches
+        ],
+    ),
+    PrunedKind.ACTIONS: (
+        A,
+        A.c.created_at,
+        [
+            A.c.created_at < BEFORE,
+            A.c.updated_at < BEFORE,
+            A.c.start < BEFORE,
+            or_(A.c.end.is_(None), A.c.end < BEFORE),
+            A.c.state.in_(sorted(state.value for state in TERMINAL_STATES)),
+            A.c.due_at.is_(None),
+            or_(A.c.lease_until.is_(None), A.c.lease_until <= NOW),
+        ],
+    ),
+    PrunedKind.SAMPLES: (S, S.c.at, [S.c.at < BEFORE]),
+}
+
+
+def prune_statement(kind: PrunedKind, postgres: bool) -> Delete:
+    """One batch of `kind`: parameters `before`, `now` and `limit`."""
+    table, time, prunable = PRUNABLE[kind]
+    batch = select(table.c.pk).where(*prunable).order_by(time).limit(bindparam("limit"))
+    if postgres:
+        batch = batch.with_for_update(skip_locked=True)
+    return delete(table).where(table.c.pk.in_(batch))
+
+
+class SqlHistoryPruner:
+    """The `HistoryPruner` port: each batch on a connection and in a transaction of its own."""
+
+    def __init__(self, engine: AsyncEngine) -> None:
+        self._engine = engine
+        postgres = engine.dialect.name == "postgresql"
+        self._statements = {kind: prune_statement(kind, postgres) for kind in PrunedKind}
+
+    async def prune_batch(
+        self, kind: PrunedKind, before: datetime, now: datetime, limit: int
+    ) -> int:
+        async with self._engine.begin() as connection:
+            result = await connection.execute(
+                self._statements[kind], {"before": before, "now": now, "limit": limit}
+            )
+        return int(result.rowcount)

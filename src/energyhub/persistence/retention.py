@@ -14,7 +14,17 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import ColumnElement, Delete, Table, bindparam, delete, or_, select
+from sqlalchemy import (
+    Boolean,
+    ColumnElement,
+    Delete,
+    Table,
+    bindparam,
+    delete,
+    literal_column,
+    or_,
+    select,
+)
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from energyhub.domain.actions import TERMINAL_STATES
@@ -24,6 +34,12 @@ from energyhub.persistence.tables import actions, device_samples, webhook_delive
 from energyhub.persistence.types import UTCDateTime
 
 BEFORE = bindparam("before", type_=UTCDateTime())
+# literal values, not parameters: PostgreSQL then proves the partial index on the ended
+# actions' `created_at` serves the batch, under a generic plan too
+TERMINAL = literal_column(
+    "actions.state IN (" + ", ".join(f"'{s.value}'" for s in sorted(TERMINAL_STATES)) + ")",
+    Boolean(),
+)
 NOW = bindparam("now", type_=UTCDateTime())
 D, EV, A, S = webhook_deliveries, webhook_events, actions, device_samples
 
@@ -57,7 +73,7 @@ PRUNABLE: dict[PrunedKind, tuple[Table, ColumnElement[datetime], list[ColumnElem
             A.c.updated_at < BEFORE,
             A.c.start < BEFORE,
             or_(A.c.end.is_(None), A.c.end < BEFORE),
-            A.c.state.in_(sorted(state.value for state in TERMINAL_STATES)),
+            TERMINAL,
             A.c.due_at.is_(None),
             or_(A.c.lease_until.is_(None), A.c.lease_until <= NOW),
         ],

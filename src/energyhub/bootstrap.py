@@ -50,9 +50,16 @@ from energyhub.drivers.sandbox.vendors import SandboxVendorConnector
 from energyhub.drivers.sunspec import SunspecDriver
 from energyhub.persistence.engine import create_engine, current_revision, migrate, newest_revision
 from energyhub.persistence.ocpp import SqlChargePointStore
+from energyhub.persistence.retention import SqlHistoryPruner
 from energyhub.persistence.sunspec import SqlSunspecEndpoints
 from energyhub.persistence.uow import SqlUnitOfWorkFactory
-from energyhub.ports.devices import DeviceDriver, SessionSource, VendorConnector
+from energyhub.ports.devices import (
+    ChargerSteering,
+    DeviceDriver,
+    SessionSource,
+    SimulatedSteering,
+    VendorConnector,
+)
 from energyhub.ports.signals import Signals, Topic
 from energyhub.services.accounts import AccountService
 from energyhub.services.actions import ActionService
@@ -68,18 +75,22 @@ from energyhub.services.members import MemberService
 from energyhub.services.metrics import MeteredDriver
 from energyhub.services.outbox import Outbox
 from energyhub.services.polling import StatePolling
+from energyhub.services.retention import Retention
 from energyhub.services.sandbox import SandboxService
 from energyhub.services.schedules import SchedulePlanner, ScheduleService
 from energyhub.services.sessions import SessionService
 from energyhub.services.strategies import StrategyService
+from energyhub.services.strategy_runner import RunnerSettings, StrategyRunner
 from energyhub.services.webhook_sender import WebhookSender
 from energyhub.services.webhooks import WebhookService
 from energyhub.web.dashboard import DashboardServices, dashboard_app
 from energyhub.web.routes import link_app, static_files
 from energyhub.workers.dispatcher import DispatcherWorker
 from energyhub.workers.loop import DueWorkLoop
+from energyhub.workers.retention import RetentionWorker
 from energyhub.workers.scheduler import SchedulerWorker
 from energyhub.workers.state_poller import StatePollerWorker
+from energyhub.workers.strategy_loop import StrategyWorker
 from energyhub.workers.wakeups import CrossProcessWakeups, Wake
 from energyhub.workers.webhook_sender import WebhookSenderWorker
 
@@ -115,11 +126,13 @@ class Container:
     ocpp: CentralSystem = field(kw_only=True)  # live chargers' websocket route and state
     commissioning: Commissioning = field(kw_only=True)  # live chargers (OCPP), batteries (SunSpec)
     state_poller: StatePollerWorker = field(kw_only=True)  # refreshes live devices
+    strategy_worker: StrategyWorker = field(kw_only=True)  # plans and steers strategies
     members: MemberService = field(kw_only=True)  # the dashboard's people
     history: HistoryService = field(kw_only=True)  # devices' last 24 h (the dashboard)
     cipher: CredentialCipher = field(kw_only=True)  # ENERGYHUB_SECRET_KEY's MultiFernet
     metrics: PrometheusMetrics = field(kw_only=True)  # this container's own registry
     signals: Signals | None = field(default=None, kw_only=True)  # between processes (PG)
+    retention: RetentionWorker = field(kw_only=True)  # prunes history past its days
 
     def start_signals(self) -> None:
         if self.signals is not None:
@@ -134,12 +147,16 @@ class Container:
         if self.settings.schedules:
             self.scheduler.start()
         self.state_poller.start()
+        self.retention.start()
+        self.strategy_worker.start()
 
     async def stop_workers(self) -> None:
         await self.worker.stop()
         await self.webhook_worker.stop()
         await self.scheduler.stop()
         await self.state_poller.stop()
+        await self.retention.stop()
+        await self.strategy_worker.stop()
 
     async def aclose(self) -> None:
         await self.ocpp.stop()
@@ -191,6 +208,8 @@ async def build_container(
     sunspec_driver = SunspecDriver(SqlSunspecEndpoints(engine).get)
     drivers[DriverName.SUNSPEC] = sunspec_driver
     metrics = PrometheusMetrics()
+    steering = {n: d for n, d in drivers.items() if isinstance(d, ChargerSteering)}
+    simulated = {n: d for n, d in drivers.items() if isinstance(d, SimulatedSteering)}
     for name, driver in list(drivers.items()):
         drivers[name] = MeteredDriver(name, driver, metrics)
     accounts = AccountService(uow, clock, settings.key_cache_ttl_s)
@@ -243,6 +262,23 @@ async def build_container(
     )
     state_poller = StatePollerWorker(
         StatePolling(uow, devices, drivers, clock), clock, SINGLE_PROCESS_MAX_SLEEP_S
+    )
+    strategy_worker = StrategyWorker(
+        StrategyRunner(
+            uow,
+            clock,
+            drivers,
+            steering,
+            simulated,
+            changes,
+            RunnerSettings(
+                replan_interval_s=settings.replan_interval_s,
+                surplus_start_delay_s=settings.surplus_start_delay_s,
+                surplus_stop_delay_s=settings.surplus_stop_delay_s,
+            ),
+        ),
+        clock,
+        settings.strategy_tick_s,
     )
     session_sources: dict[str, SessionSource] = {DriverName.SANDBOX: _sandbox_sessions}
     chargers = OcppChargers()  # a charger before it connects, and its password's hash
@@ -304,11 +340,16 @@ async def build_container(
         ocpp=ocpp,
         commissioning=commissioning,
         state_poller=state_poller,
+        strategy_worker=strategy_worker,
         members=MemberService(uow, clock),
         history=HistoryService(uow, clock, {DriverName.SANDBOX: sandbox_history}),
         cipher=cipher,
         metrics=metrics,
         signals=signals,
+        retention=RetentionWorker(
+            Retention(SqlHistoryPruner(engine), clock, settings.retention_days, metrics=metrics),
+            clock,
+        ),
     )
 
 

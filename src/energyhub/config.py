@@ -81,6 +81,12 @@ class Settings(BaseSettings):
         description="PostgreSQL: how long the channel between processes (LISTEN/NOTIFY) "
         "waits before reconnecting after it dropped; the workers poll meanwhile.",
     )
+    retention_days: int = Field(
+        default=90,
+        ge=0,
+        description="Webhook events and deliveries, ended actions and state samples older "
+        "than this many days are pruned (hourly); 0 keeps everything. Sessions are kept.",
+    )
     deferral_retry_s: Annotated[tuple[float, ...], NoDecode] = Field(
         default=(60, 240, 600, 900),
         description="Waits between the tries of a deferred action (5 tries over ~30 min).",
@@ -94,6 +100,30 @@ class Settings(BaseSettings):
         gt=0,
         description="How long a client may take to send a request's line and headers; "
         "slower heads are answered 408 and closed.",
+    )
+    surplus_start_delay_s: float = Field(
+        default=60.0,
+        ge=0,
+        description="Surplus strategies: how long the surplus must stay above the charger's "
+        "minimum before charging starts.",
+    )
+    surplus_stop_delay_s: float = Field(
+        default=120.0,
+        ge=0,
+        description="Surplus strategies: how long the surplus must stay below the charger's "
+        "minimum before charging pauses.",
+    )
+    replan_interval_s: float = Field(
+        default=900.0,
+        gt=0,
+        description="Strategies: the longest a plan stands without being made again (a change "
+        "of prices, goal, plug state or delivered energy re-plans sooner).",
+    )
+    strategy_tick_s: float = Field(
+        default=10.0,
+        gt=0,
+        description="Strategies: how often the runner looks at chargers and site readings "
+        "(a surplus limit changes at most every 30 s whatever this is).",
     )
     log_level: str = "INFO"
     log_format: Literal["text", "json"] = Field(

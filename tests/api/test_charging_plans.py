@@ -26,6 +26,7 @@ PLAN_KEYS = {
     "expectedCost",
     "explanation",
     "updatedAt",
+    "steering",
 }
 
 
@@ -50,6 +51,16 @@ async def _goal(api: Api, caller: Caller, charger: dict[str, Any], kwh: float) -
 async def _start(api: Api, caller: Caller, charger: dict[str, Any], command: str) -> None:
     assert (await api.push(caller, charger, command)).status_code == 200
     assert await api.run_due(2) == 1  # the sandbox completes it after 2 s
+
+
+async def _plug(api: Api, caller: Caller, charger: dict[str, Any], plugged: bool) -> None:
+    response = await api.client.post(
+        f"/sandbox/devices/{charger['id']}/simulate",
+        json={"pluggedIn": plugged},
+        headers=caller.headers,
+    )
+    assert response.status_code == 200, response.text
+    assert response.json()["data"]["state"]["isConnected"] is plugged
 
 
 async def _plan(api: Api, caller: Caller, charger: dict[str, Any]) -> dict[str, Any]:
@@ -99,6 +110,7 @@ async def test_an_unplugged_car_under_a_strategy_has_no_slots_until_it_is_plugge
     )
     await _goal(api, caller, charger, 80)
     await _start(api, caller, charger, "auto.charge_tariff")
+    await _plug(api, caller, charger, False)
     plan = await _plan(api, caller, charger)
     assert (plan["strategy"], plan["status"], plan["slots"]) == (
         "auto.charge_tariff",
@@ -106,9 +118,7 @@ async def test_an_unplugged_car_under_a_strategy_has_no_slots_until_it_is_plugge
         [],
     )
     assert plan["explanation"] == "The car is not plugged in: charging is planned when it is."
-    api.clock.set(datetime(2026, 11, 20, 17, 0, tzinfo=UTC))  # plugged in from 17:00Z
-    fresh = await api.get(caller, f"/ev-charger/{charger['id']}", expedite="true")
-    assert fresh.json()["data"]["state"]["isConnected"] is True
+    await _plug(api, caller, charger, True)
     plan = await _plan(api, caller, charger)
     assert plan["status"] == "waiting"
     # the site's 11 kW import limit caps the 22 kW charger: 66 kWh fit in the cheap

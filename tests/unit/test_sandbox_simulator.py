@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -11,13 +12,17 @@ from hypothesis import strategies as st
 
 from energyhub.domain.capabilities import DeviceType
 from energyhub.domain.clock import FakeClock
+from energyhub.domain.planning.slots import Slot
+from energyhub.domain.planning.steering import constant_schedule, schedule_for
 from energyhub.domain.sandbox_profiles import PROFILES, SandboxProfile
 from energyhub.drivers.sandbox.simulator import (
     SimAnchor,
+    Steered,
     accept,
     battery_state,
     charger_state,
     read,
+    steered_sim,
     vehicle_state,
 )
 
@@ -378,19 +383,60 @@ def test_charger_idle_holds_the_session() -> None:
 
 
 @pytest.mark.parametrize(
-    ("mode", "hour"),
-    [
-        ("auto.charge_tariff", 2),
-        ("auto.charge_surplus_only", 12.5),
-        ("auto.charge_surplus_first", 12.5),
-        ("auto.charge_surplus_first", 19),
-    ],
+    "mode", ["auto.charge_tariff", "auto.charge_surplus_only", "auto.charge_surplus_first"]
 )
-def test_auto_modes_charge_in_their_window(mode: str, hour: float) -> None:
+def test_a_strategy_waits_plugged_in_for_its_schedule(mode: str) -> None:
     anchor = accept(CHARGER, None, mode, {}, at(8))
-    state = charger_state(CHARGER, anchor, at(hour, DAY + timedelta(days=1)))
-    assert state["status"] == "charging"
-    assert state["activeControlMode"] == mode
+    state = charger_state(CHARGER, anchor, at(12, DAY + timedelta(days=1)))
+    assert (state["isConnected"], state["currentPower"], state["activeControlMode"]) == (
+        True,
+        0.0,
+        mode,
+    )
+    assert state["notChargingReason"] == "schedule"
+
+
+def test_a_strategy_follows_its_schedule_and_fills_the_car() -> None:
+    anchor = SimAnchor("auto.charge_tariff", {}, at(8), 20.0)
+    slots = [Slot(at(10), at(12), 7.4, "grid", 0.1), Slot(at(14), at(15), 11.0, "grid", 0.1)]
+    sim = steered_sim(CHARGER, anchor.to_json(), schedule_for(slots, at(9)), at(9))
+    steered = Steered.of(sim)
+    assert steered is not None
+
+    def state(hour: float) -> dict[str, Any]:
+        return charger_state(CHARGER, anchor, at(hour), None, steered)
+
+    assert (state(9.5)["currentPower"], state(9.5)["sessionEnergy"]) == (0.0, 0.0)
+    assert (state(11)["currentPower"], state(11)["sessionEnergy"]) == (7.4, 7.4)
+    assert (state(13)["currentPower"], state(13)["sessionEnergy"]) == (0.0, 14.8)
+    assert (state(16)["currentPower"], state(16)["sessionEnergy"]) == (0.0, 25.8)
+    level = state(16)
+    assert level["notChargingReason"] == "schedule"
+    car = vehicle_state(CHARGER, anchor, at(16), None, steered)
+    start = vehicle_state(CHARGER, anchor, at(9), None, steered)
+    assert car is not None
+    assert start is not None
+    assert car.state_of_charge == pytest.approx(start.state_of_charge + 25.8 / 75 * 100, abs=0.1)
+
+
+def test_a_full_car_stops_taking_the_schedule() -> None:
+    anchor = SimAnchor("auto.charge_tariff", {}, at(8), 95.0)
+    sim = steered_sim(CHARGER, anchor.to_json(), constant_schedule(11.0, at(9)), at(9))
+    steered = Steered.of(sim)
+    state = charger_state(CHARGER, anchor, at(12), None, steered)
+    assert (state["currentPower"], state["sessionEnergy"]) == (0.0, 3.75)  # 5 % of 75 kWh
+    assert state["notChargingReason"] == "vehicle"
+
+
+def test_a_newer_command_ends_the_schedule() -> None:
+    anchor = accept(CHARGER, None, "auto.charge_tariff", {}, at(8))
+    steered = Steered.of(
+        steered_sim(CHARGER, anchor.to_json(), constant_schedule(7.4, at(9)), at(9))
+    )
+    idle = accept(CHARGER, anchor, "idle", {}, at(10), None, steered)
+    assert idle.energy_kwh == pytest.approx(7.4)
+    state = charger_state(CHARGER, idle, at(12), None, steered)
+    assert (state["currentPower"], state["activeControlMode"]) == (0.0, "idle")
 
 
 def test_surplus_only_waits_outside_the_sun() -> None:

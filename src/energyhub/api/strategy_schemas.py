@@ -169,6 +169,16 @@ PlanStatusName = Literal[
 ]
 
 
+class PlanSteering(BaseModel):
+    state: Literal["applied", "refused", "unreachable"] = Field(
+        description="applied: the charger keeps to the plan's limits; refused: it refused "
+        "them (message says why) and charges by its own limits; unreachable: it is not "
+        "connected, and gets them when it is."
+    )
+    message: str | None
+    at: str
+
+
 class ChargingPlan(BaseModel):
     strategy: (
         Literal["auto.charge_tariff", "auto.charge_surplus_only", "auto.charge_surplus_first"]
@@ -181,3 +191,7 @@ class ChargingPlan(BaseModel):
     expectedCost: Money | None = Field(description="null when the site has no tariff.")
     explanation: str
     updatedAt: str
+    steering: PlanSteering | None = Field(
+        default=None,
+        description="How the charger took the plan's limits; null until a strategy runs.",
+    )

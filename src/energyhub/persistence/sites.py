@@ -32,18 +32,7 @@ class SqlSiteRepository:
         if lock and self._c.dialect.name == "postgresql":
             query = query.with_for_update()
         row = (await self._c.execute(query)).first()
-        if row is None:
-            return None
-        return StoredSite(
-            account_id=row.account_id,
-            environment=Environment(row.environment),
-            user_id=row.user_id,
-            timezone=row.timezone,
-            grid_import_limit_kw=row.grid_import_limit_kw,
-            tariff=row.tariff,
-            last_reading=row.last_reading,
-            updated_at=aware(row.updated_at),
-        )
+        return None if row is None else site_from_row(row)
 
     async def ensure(self, site: StoredSite) -> None:
         """Adds the site unless the user has one: writers racing to create it each find
@@ -70,6 +59,19 @@ class SqlSiteRepository:
             )
             .values(**_values(site))
         )
+
+
+def site_from_row(row: Any) -> StoredSite:
+    return StoredSite(
+        account_id=row.account_id,
+        environment=Environment(row.environment),
+        user_id=row.user_id,
+        timezone=row.timezone,
+        grid_import_limit_kw=row.grid_import_limit_kw,
+        tariff=row.tariff,
+        last_reading=row.last_reading,
+        updated_at=aware(row.updated_at),
+    )
 
 
 def _values(site: StoredSite) -> dict[str, Any]:

@@ -25,6 +25,7 @@ from energyhub.persistence.polling import SqlPollingRepository
 from energyhub.persistence.schedules import SqlScheduleRepository
 from energyhub.persistence.sessions import SqlSessionRepository
 from energyhub.persistence.sites import SqlSiteRepository
+from energyhub.persistence.strategy_runs import SqlStrategyRunRepository
 from energyhub.persistence.sunspec import SqlSunspecRepository
 from energyhub.persistence.webhooks import SqlWebhookRepository
 
@@ -47,6 +48,7 @@ class SqlUnitOfWork:
     members: SqlMemberRepository
     samples: SqlSampleRepository
     sites: SqlSiteRepository
+    strategy_runs: SqlStrategyRunRepository
 
     def __init__(self, engine: AsyncEngine) -> None:
         self._engine = engine
@@ -71,6 +73,7 @@ class SqlUnitOfWork:
         self.members = SqlMemberRepository(self._connection)
         self.samples = SqlSampleRepository(self._connection)
         self.sites = SqlSiteRepository(self._connection)
+        self.strategy_runs = SqlStrategyRunRepository(self._connection)
         return self
 
     async def device_for_push(

@@ -56,6 +56,16 @@ class ChargerSteering(Protocol):
         ...
 
 
+@runtime_checkable
+class SimulatedSteering(Protocol):
+    """A driver whose chargers are simulated (the sandbox): a strategy's schedule is new
+    simulator state for the device row, which the simulator then follows."""
+
+    def steered_sim(
+        self, device: Device, schedule: ChargingSchedule, now: datetime
+    ) -> dict[str, Any]: ...
+
+
 class VendorConnector(Protocol):
     """Signs a user in at a vendor and lists the devices there (spec 1.6). The sandbox's
     connector simulates vendors; live ones sit on the OCPP and SunSpec drivers. Refusals

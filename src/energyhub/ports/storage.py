@@ -21,6 +21,7 @@ from energyhub.domain.linking import LinkedAccount, LinkSession
 from energyhub.domain.pushes import PushPlan
 from energyhub.domain.schedules import ScheduleState
 from energyhub.domain.sessions import ChargingSession, SessionPage, SessionQuery
+from energyhub.domain.strategy_runs import StrategyRun
 from energyhub.domain.versions import ApiVersion
 
 
@@ -266,6 +267,19 @@ class SiteRepository(Protocol):
     async def save(self, site: StoredSite) -> None: ...
 
 
+class StrategyRunRepository(Protocol):
+    """The strategy runner's record per charger (its one writer is the runner)."""
+
+    async def running(self) -> list[tuple[Device, StrategyRun | None]]: ...
+    async def ended(self) -> list[StrategyRun]: ...
+    async def get(self, device_id: str) -> StrategyRun | None: ...
+    async def sites_of(
+        self, owners: Sequence[tuple[str, Environment, str]]
+    ) -> dict[tuple[str, Environment, str], StoredSite]: ...
+    async def save(self, run: StrategyRun) -> None: ...
+    async def remove(self, device_ids: Sequence[str]) -> None: ...
+
+
 class SampleRepository(Protocol):
     """Live devices' recorded state (the dashboard's chart)."""
 
@@ -373,6 +387,8 @@ class UnitOfWork(PushUnitOfWork, Protocol):
     def samples(self) -> SampleRepository: ...
     @property
     def sites(self) -> SiteRepository: ...
+    @property
+    def strategy_runs(self) -> StrategyRunRepository: ...
 
 
 class UnitOfWorkFactory(Protocol):

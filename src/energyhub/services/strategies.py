@@ -7,9 +7,10 @@ Decisions the contract leaves open:
   (no limit, no tariff, the timezone of the user's first device).
 - The goal's `readyAt` is fixed when the goal is set (the next time the site's clock shows
   `readyBy`); once it has passed, the plan charges what is still missing at once.
-- The plan is computed on every read (so it is never older than the tariff, the goal, the
-  plug state or the delivered energy). A charger with no strategy running shows, with
-  status `not_running`, the plan `auto.charge_tariff` would follow."""
+- A running strategy's plan is the one the strategy runner made and steers by (made again
+  when its inputs change); until the runner's first pass, and for a charger with no
+  strategy running, the plan is computed when it is read (no strategy: status
+  `not_running`, the plan `auto.charge_tariff` would follow)."""
 
 from __future__ import annotations
 
@@ -33,12 +34,18 @@ from energyhub.domain.goals import (
     session_energy,
     strategy_of,
 )
-from energyhub.domain.planning import Goal, Plan, Site, plan_charging
+from energyhub.domain.planning import Goal, Site, plan_charging
 from energyhub.domain.site_updates import merge_prices, newer_reading, parse_prices, parse_readings
 from energyhub.domain.sites import parse_site, tariff_from_json
 from energyhub.ports.storage import StoredSite, UnitOfWork, UnitOfWorkFactory
 from energyhub.services.changes import DeviceChangeFeed
 from energyhub.services.devices import visible_device
+from energyhub.services.strategy_runner import (
+    SURPLUS_ONLY_TEXT,
+    UNPLUGGED,
+    empty_plan,
+    plan_fields,
+)
 
 SURPLUS_ONLY = "auto.charge_surplus_only"
 
@@ -159,6 +166,7 @@ class StrategyService:
             device = await visible_device(tx, principal, DeviceType.EV_CHARGER, device_id)
             stored = await tx.sites.get(device.account_id, device.environment, device.user_id)
             vehicles = await tx.devices.vehicles_for_chargers([device.id])
+            run = await tx.strategy_runs.get(device.id)
         tz = ZoneInfo(stored.timezone if stored and stored.timezone else device.timezone)
         site = Site(
             tz,
@@ -175,59 +183,28 @@ class StrategyService:
             "strategy": strategy,
             "goal": None if device.goal is None else public_goal(device.goal),
             "updatedAt": isoformat_utc(now),
+            "steering": None,
         }
+        if run is not None and run.strategy == strategy and run.plan:
+            return {k: v for k, v in run.plan.items() if k != "planned"}
+        currency = site.tariff.currency if site.tariff else None
         if strategy is not None and not is_plugged_in(device):
-            return {**record, **_empty("unplugged", site, _UNPLUGGED)}
+            return {**record, **empty_plan("unplugged", currency, UNPLUGGED)}
         if strategy == SURPLUS_ONLY:
-            return {**record, **_empty("waiting", site, _SURPLUS_ONLY)}
+            return {**record, **empty_plan("waiting", currency, SURPLUS_ONLY_TEXT)}
         plan = plan_charging(now=now, site=site, charger=charger_limits(device), goal=goal)
         status = plan.status.value
         explanation = plan.explanation
         if strategy is None:
             status = "not_running"
             explanation = f"{_NOT_RUNNING} {explanation}"
-        return {**record, **_plan_fields(plan, status, explanation)}
+        return {**record, **plan_fields(plan, status, explanation)}
 
 
-_UNPLUGGED = "The car is not plugged in: charging is planned when it is."
-_SURPLUS_ONLY = "Charging from the site's solar surplus only: no charging from the grid is planned."
 _NOT_RUNNING = (
     "No strategy is running (push auto.charge_tariff to start one); this is the plan it "
     "would follow:"
 )
-
-
-def _empty(status: str, site: Site, explanation: str) -> dict[str, Any]:
-    currency = site.tariff.currency if site.tariff else None
-    return {
-        "status": status,
-        "slots": [],
-        "expectedEnergy": {"value": 0.0, "unit": "kwh"},
-        "expectedCost": None if currency is None else {"value": 0.0, "currency": currency},
-        "explanation": explanation,
-    }
-
-
-def _plan_fields(plan: Plan, status: str, explanation: str) -> dict[str, Any]:
-    priced = plan.currency is not None
-    return {
-        "status": status,
-        "slots": [
-            {
-                "start": isoformat_utc(slot.start),
-                "end": isoformat_utc(slot.end),
-                "power": {"value": round(slot.power_kw, 3), "unit": "kw"},
-                "source": slot.source,
-                "price": round(slot.price, 6) if priced else None,
-            }
-            for slot in plan.slots
-        ],
-        "expectedEnergy": {"value": round(plan.expected_energy_kwh, 3), "unit": "kwh"},
-        "expectedCost": {"value": round(plan.expected_cost, 4), "currency": plan.currency}
-        if priced
-        else None,
-        "explanation": explanation,
-    }
 
 
 async def _user(tx: UnitOfWork, principal: Principal, user_ref: str) -> User:

@@ -42,6 +42,19 @@ class ChargingSchedule:
             limit = step.limit_kw
         return limit
 
+    def energy_kwh(self, since: datetime, until: datetime) -> float:
+        """The energy the limits allow between two instants (a charger at its limit)."""
+        since, until = max(since, self.start), min(until, self.end)
+        if until <= since:
+            return 0.0
+        total = 0.0
+        for index, step in enumerate(self.steps):
+            nxt = self.steps[index + 1].start if index + 1 < len(self.steps) else self.end
+            lo, hi = max(step.start, since), min(nxt, until)
+            if hi > lo:
+                total += step.limit_kw * (hi - lo).total_seconds() / 3600
+        return total
+
     def to_json(self) -> dict[str, object]:
         return {
             "start": self.start.isoformat(),
@@ -87,7 +100,7 @@ def schedule_for(
         start = max(slot.start, now)
         if start > cursor:
             add(cursor, 0.0)
-        add(start, round(slot.power_kw, 3))
+        add(start, slot.power_kw)
         cursor = min(slot.end, end)
     if cursor < end:
         add(cursor, 0.0)
@@ -101,4 +114,4 @@ def constant_schedule(
 ) -> ChargingSchedule:
     """One limit from now on (surplus steering: the controller's latest decision)."""
     now = ensure_utc(now)
-    return ChargingSchedule(now, now + horizon, (PowerStep(now, round(limit_kw, 3)),))
+    return ChargingSchedule(now, now + horizon, (PowerStep(now, limit_kw),))

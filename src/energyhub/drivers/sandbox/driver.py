@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import datetime
+from typing import Any
 
 from energyhub.domain.devices import Device
 from energyhub.domain.errors import device_failure_for
+from energyhub.domain.planning.steering import ChargingSchedule
 from energyhub.domain.readings import (
     CommandReceipt,
     CommandRequest,
@@ -80,10 +82,22 @@ class SandboxDriver:
             return CommandReceipt({"alreadyActive": True}, self._completion_delay_s)
         hold = hold_in(device.sim)
         accepted = simulator.accept(
-            PROFILES[device.profile or ""], anchor, request.command, request.parameters, now, hold
+            PROFILES[device.profile or ""],
+            anchor,
+            request.command,
+            request.parameters,
+            now,
+            hold,
+            simulator.Steered.of(device.sim),
         )
         sim = with_hold(accepted.to_json(), hold)  # a command does not end a hold
         return CommandReceipt({"accepted": True}, self._completion_delay_s, driver_state=sim)
+
+    def steered_sim(
+        self, device: Device, schedule: ChargingSchedule, now: datetime
+    ) -> dict[str, Any]:
+        """A strategy's schedule for a simulated charger is simulator state to store."""
+        return simulator.steered_sim(PROFILES[device.profile or ""], device.sim, schedule, now)
 
     async def write_settings(
         self, device: Device, values: Mapping[str, float | bool], now: datetime

@@ -3,23 +3,23 @@
 Pure and closed-form (no I/O, no clock reads, no stepping), so any process can serve the
 same state for the same inputs and a sandbox device needs only its `SimAnchor` stored.
 
-Daily UTC programs (used with no anchor and under the `auto.*` modes; they depend on the
-time of day only, so switching into one jumps to its level, and each nets to zero energy
-per day so it is periodic):
+Daily UTC programs (used with no anchor and under the battery's `auto.*` modes; they depend
+on the time of day only, so switching into one jumps to its level, and each nets to zero
+energy per day so it is periodic):
 
 battery (13.5 kWh; half-sine solar charge, flat evening discharge sized to net zero)
   auto.balance (also no anchor)  base 20 %, solar 09-15 peak 2.5 kW, discharge 17-23
   auto.reserve   base 50 % (the reserve is held), solar 09-15 peak 1.5 kW, discharge 18-22
   auto.export    base 10 %, solar 09-15 peak 3.0 kW, discharge 16-20 (about 2.9 kW)
   auto.schedule  base 25 %, stored program: grid 2 kW 01-05, discharge 17-21
-charger (the car's routine follows the mode so that every mode visibly charges)
+charger
   no anchor      reports auto.charge_surplus_first: the car is away 07-17 while the sun
                  shines, so only the grid top-up runs: plugged 17-07, 7.4 kW 18-22
-  auto.charge_tariff         plugged 17-07, 7.4 kW 00-05
-  auto.charge_surplus_only   plugged 09-07, solar half-sine 10-15 peak 7.4 kW
-  auto.charge_surplus_first  plugged 09-07, solar 10-15 peak 7.4 kW + grid 7.4 kW 18-20
   bidirectional, no anchor   plugged all day exporting 3.7 kW (the car's 60 % is topped
                              up off-stage: a V2G demo, not an energy balance)
+Under a pushed strategy (`auto.charge_*`) a charger has no program: the service's strategy
+runner plans and sends it a schedule of limits (`Steered`), which it follows with the car
+plugged in; until the first schedule arrives it waits, plugged in.
 The car (75 kWh) gains what the charger delivers and loses it linearly while away.
 
 Commands run from the anchor's level: battery `charge`/`discharge` move at `power` kW to
@@ -39,6 +39,8 @@ from typing import Any
 
 from energyhub.domain.capabilities import DeviceType
 from energyhub.domain.clock import ensure_utc
+from energyhub.domain.goals import STRATEGIES
+from energyhub.domain.planning.steering import ChargingSchedule
 from energyhub.domain.readings import DeviceReading, VehicleReading
 from energyhub.domain.sandbox_controls import SandboxHold, hold_in
 from energyhub.domain.sandbox_profiles import SandboxProfile
@@ -88,6 +90,41 @@ class SimAnchor:
             at=ensure_utc(datetime.fromisoformat(str(body["at"]))),
             level=float(body["level"]),
             energy_kwh=float(body.get("energyKwh", 0.0)),
+        )
+
+
+STEERING_KEY = "steering"
+
+
+@dataclass(frozen=True, slots=True)
+class Steered:
+    """A strategy's schedule the simulated charger follows (the service's strategy runner
+    sends it), and the car as it was when the schedule arrived: under a running strategy
+    the car stays plugged in and charges at the schedule's limits until it is full."""
+
+    schedule: ChargingSchedule
+    at: datetime
+    level: float
+    energy_kwh: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "schedule": self.schedule.to_json(),
+            "at": ensure_utc(self.at).isoformat(),
+            "level": self.level,
+            "energyKwh": self.energy_kwh,
+        }
+
+    @classmethod
+    def of(cls, sim: Mapping[str, Any] | None) -> Steered | None:
+        body = (sim or {}).get(STEERING_KEY)
+        if not body:
+            return None
+        return cls(
+            ChargingSchedule.from_json(body["schedule"]),
+            ensure_utc(datetime.fromisoformat(str(body["at"]))),
+            float(body["level"]),
+            float(body.get("energyKwh", 0.0)),
         )
 
 
@@ -171,11 +208,6 @@ _BATTERY_PROGRAMS: dict[str, _Program] = {
 }
 _CHARGER_PROGRAMS: dict[str, _Program] = {
     "": _Program(17, 40.0, (_seg(17, 18, 22, 7.4),), plugged_h=14),
-    "auto.charge_tariff": _Program(17, 35.0, (_seg(17, 0, 5, 7.4),), plugged_h=14),
-    "auto.charge_surplus_only": _Program(9, 40.0, (_seg(9, 10, 15, 7.4, True),), plugged_h=22),
-    "auto.charge_surplus_first": _Program(
-        9, 30.0, (_seg(9, 10, 15, 7.4, True), _seg(9, 18, 20, 7.4)), plugged_h=22
-    ),
 }
 
 
@@ -274,9 +306,42 @@ def _charging(profile: SandboxProfile, anchor: SimAnchor, now: datetime, a_max: 
     )
 
 
-def _charger_now(profile: SandboxProfile, anchor: SimAnchor | None, now: datetime) -> _Now:
+def _following(steered: Steered, now: datetime, kw_max: float, a_max: float) -> _Now:
+    """Under a strategy's schedule: the car fills at the schedule's limits."""
+    room = max(0.0, (100.0 - steered.level) / 100 * VEHICLE_KWH)
+    delivered = min(steered.schedule.energy_kwh(steered.at, max(now, steered.at)), room)
+    limit = min(steered.schedule.limit_at(now), kw_max)
+    full = delivered >= room - 1e-9
+    return _Now(
+        level=steered.level + delivered / VEHICLE_KWH * 100,
+        power=0.0 if full else limit,
+        session_kwh=steered.energy_kwh + delivered,
+        reason="vehicle" if full else "schedule",
+        rate_limit=limit,
+        max_current=a_max,
+    )
+
+
+def _steering(anchor: SimAnchor | None, steered: Steered | None) -> Steered | None:
+    """The schedule in force: one sent under the strategy that is the last command."""
+    if anchor is None or steered is None or anchor.command not in STRATEGIES:
+        return None
+    return steered if steered.at >= anchor.at else None
+
+
+def _charger_now(
+    profile: SandboxProfile,
+    anchor: SimAnchor | None,
+    now: datetime,
+    steered: Steered | None = None,
+) -> _Now:
     kw_max = _bound(profile, "charge", "power", "max", 22.0)
     a_max = _bound(profile, "charge", "current", "max", 32.0)
+    following = _steering(anchor, steered)
+    if following is not None:
+        return _following(following, now, kw_max, a_max)
+    if anchor is not None and anchor.command in STRATEGIES:  # the runner's schedule is due
+        return _Now(anchor.level, 0.0, True, anchor.energy_kwh, "schedule", kw_max, a_max)
     if anchor is None and profile.bidirectional:
         return _Now(EXPORT_SOC, EXPORT_KW, rate_limit=kw_max, max_current=a_max)
     if anchor is not None and anchor.command == "charge":
@@ -325,14 +390,27 @@ def _battery_held(
 
 
 def _charger_held(
-    profile: SandboxProfile, anchor: SimAnchor | None, hold: SandboxHold | None, now: datetime
+    profile: SandboxProfile,
+    anchor: SimAnchor | None,
+    hold: SandboxHold | None,
+    now: datetime,
+    steered: Steered | None = None,
 ) -> _Now:
     """Under a hold the daily pattern stands still (the car as held, nothing charging);
-    `charge` and `idle` run from the held level, and a car held unplugged takes nothing."""
+    `charge`, `idle` and a strategy's schedule run from the held level, and a car held
+    unplugged takes nothing."""
     if hold is None:
-        return _charger_now(profile, anchor, now)
+        return _charger_now(profile, anchor, now, steered)
     kw_max = _bound(profile, "charge", "power", "max", 22.0)
     a_max = _bound(profile, "charge", "current", "max", 32.0)
+    following = _steering(anchor, steered)
+    if following is not None:
+        if hold.plugged_in is False:
+            return _Now(following.level, 0.0, False, 0.0, None, kw_max, a_max)
+        if following.at < hold.at:  # the schedule runs on from the held values
+            held = following.level if hold.level is None else hold.level
+            following = Steered(following.schedule, hold.at, held, hold.energy_kwh)
+        return _following(following, now, kw_max, a_max)
     if anchor is not None and anchor.command in _STEPS:
         start = rebased(profile, anchor, hold)
         if hold.plugged_in is False:
@@ -351,9 +429,10 @@ def charger_state(
     anchor: SimAnchor | None,
     now: datetime,
     hold: SandboxHold | None = None,
+    steered: Steered | None = None,
 ) -> dict[str, Any]:
     """The spec 2.5 `state` body of a sandbox charger (presence-based keys it knows)."""
-    n = _charger_held(profile, anchor, hold, now)
+    n = _charger_held(profile, anchor, hold, now, steered)
     power = round(n.power, 3) + 0.0
     status = "charging" if power > 0 else "discharging" if power < 0 else "available"
     state: dict[str, Any] = {
@@ -378,11 +457,12 @@ def vehicle_state(
     anchor: SimAnchor | None,
     now: datetime,
     hold: SandboxHold | None = None,
+    steered: Steered | None = None,
 ) -> VehicleReading | None:
     """The car behind the charger, or None when the profile cannot read it."""
     if not profile.has_vehicle:
         return None
-    soc = _charger_held(profile, anchor, hold, now).level
+    soc = _charger_held(profile, anchor, hold, now, steered).level
     digest = hashlib.sha256(profile.name.encode()).hexdigest().upper()
     return VehicleReading(
         vendor="sandbox-motors",
@@ -396,21 +476,38 @@ def vehicle_state(
 # --- the driver's view -----------------------------------------------------------------------
 
 
+def steered_sim(
+    profile: SandboxProfile,
+    sim: Mapping[str, Any] | None,
+    schedule: ChargingSchedule,
+    now: datetime,
+) -> dict[str, Any]:
+    """The simulator state once a strategy's schedule arrives at `now`: the car's level and
+    the session's energy then, and the schedule from then on."""
+    anchor, hold = SimAnchor.of(sim), hold_in(sim)
+    n = _charger_held(profile, anchor, hold, now, Steered.of(sim))
+    level = min(max(n.level, 0.0), 100.0)
+    steered = Steered(schedule, ensure_utc(now), level, n.session_kwh if n.connected else 0.0)
+    return {**(sim or {}), STEERING_KEY: steered.to_json()}
+
+
 def read(
     profile: SandboxProfile,
     anchor: SimAnchor | None,
     now: datetime,
     settings: Mapping[str, Any] | None = None,
     hold: SandboxHold | None = None,
+    steered: Steered | None = None,
 ) -> DeviceReading:
-    """One pull of a sandbox device with these stored `settings`, under its hold if any."""
+    """One pull of a sandbox device with these stored `settings`, under its hold and its
+    strategy's schedule if any."""
     now = ensure_utc(now)
     if profile.device_type == DeviceType.BATTERY:
         state = battery_state(profile, anchor, now, settings, hold)
         return DeviceReading(state=state, pulled_at=now)
     return DeviceReading(
-        state=charger_state(profile, anchor, now, hold),
-        vehicle=vehicle_state(profile, anchor, now, hold),
+        state=charger_state(profile, anchor, now, hold, steered),
+        vehicle=vehicle_state(profile, anchor, now, hold, steered),
         pulled_at=now,
     )
 
@@ -421,8 +518,9 @@ def read_sim(
     now: datetime,
     settings: Mapping[str, Any] | None = None,
 ) -> DeviceReading:
-    """One pull from the stored simulator state (the last command and any hold)."""
-    return read(profile, SimAnchor.of(sim), now, settings, hold_in(sim))
+    """One pull from the stored simulator state (the last command, any hold, and the
+    strategy's schedule)."""
+    return read(profile, SimAnchor.of(sim), now, settings, hold_in(sim), Steered.of(sim))
 
 
 def accept(
@@ -432,15 +530,16 @@ def accept(
     parameters: Mapping[str, float],
     at: datetime,
     hold: SandboxHold | None = None,
+    steered: Steered | None = None,
 ) -> SimAnchor:
     """The anchor after the device accepts `command` at `at`, starting from its state then
-    (under its hold, if any)."""
+    (under its hold and its strategy's schedule, if any)."""
     if command not in profile.capabilities.commands:
         raise ValueError(f"{profile.name} does not support command {command!r}")
     at = ensure_utc(at)
     if profile.device_type == DeviceType.BATTERY:
         level = min(max(_battery_held(profile, anchor, hold, at).level, 0.0), 100.0)
         return SimAnchor(command, dict(parameters), at, level)
-    n = _charger_held(profile, anchor, hold, at)
+    n = _charger_held(profile, anchor, hold, at, steered)
     energy = n.session_kwh if n.connected else 0.0  # away: the push starts a new session
     return SimAnchor(command, dict(parameters), at, min(max(n.level, 0.0), 100.0), energy)

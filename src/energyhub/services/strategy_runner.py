@@ -1,0 +1,477 @@
+"""The strategy runner: for every charger a strategy runs on, the plan it follows and the
+limits it is told, made again when their inputs change, with the surplus controller on top.
+
+Each tick (every few seconds) it reads every running charger with its site, decides in
+memory, steers where the limits changed, and writes what changed in one transaction:
+- a simulated charger (the sandbox) gets the schedule as simulator state, and its stored
+  state is read again at once, so a read shows the new limit without waiting;
+- a live charger gets the schedule through its driver, from the process that holds its
+  connection (the others leave it alone); a refusal is kept on the run and shown in the
+  plan;
+- a run whose strategy ended (another command completed) is released and removed.
+The surplus controllers live in memory: a restarted process starts their hysteresis
+again, which only delays a start or a pause by one delay."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from energyhub.domain import sandbox_site
+from energyhub.domain.accounts import Environment
+from energyhub.domain.clock import Clock, isoformat_utc
+from energyhub.domain.devices import Device, Vehicle
+from energyhub.domain.goals import STRATEGIES, charger_limits, energy_needed, public_goal
+from energyhub.domain.planning import Goal, Plan, Site, plan_charging
+from energyhub.domain.planning.steering import (
+    ChargingSchedule,
+    constant_schedule,
+    schedule_for,
+)
+from energyhub.domain.planning.surplus import SurplusController, SurplusSettings, surplus_kw
+from energyhub.domain.readings import DriverError
+from energyhub.domain.sites import tariff_from_json
+from energyhub.domain.strategy_runs import (
+    SURPLUS_HOLD,
+    SteeringState,
+    StrategyRun,
+    inputs_key,
+    needs_plan,
+    same_limits,
+    with_surplus,
+)
+from energyhub.ports.devices import ChargerSteering, DeviceDriver, SimulatedSteering
+from energyhub.ports.storage import StoredSite, UnitOfWorkFactory
+from energyhub.services.changes import DeviceChangeFeed
+
+log = logging.getLogger(__name__)
+
+TARIFF = "auto.charge_tariff"
+SURPLUS_ONLY = "auto.charge_surplus_only"
+SURPLUS_FIRST = "auto.charge_surplus_first"
+FORECAST = timedelta(hours=24)
+
+
+@dataclass(frozen=True, slots=True)
+class RunnerSettings:
+    replan_interval_s: float = 900.0
+    surplus_start_delay_s: float = 60.0
+    surplus_stop_delay_s: float = 120.0
+    surplus_update_interval_s: float = 30.0
+
+
+@dataclass
+class TickReport:
+    planned: int = 0
+    steered: int = 0
+    released: int = 0
+    refused: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class _Inputs:
+    """One charger's view for a tick: its live reading and its site."""
+
+    device: Device
+    state: Mapping[str, Any]
+    vehicle: Vehicle | None
+    site: Site
+    stored_site: StoredSite | None
+    grid_kw: float | None
+
+
+@dataclass
+class _Outcome:
+    run: StrategyRun
+    sim: dict[str, Any] | None = None
+    state: dict[str, Any] | None = None
+    changed: bool = False
+    notes: list[str] = field(default_factory=list)
+
+
+class StrategyRunner:
+    def __init__(
+        self,
+        uow: UnitOfWorkFactory,
+        clock: Clock,
+        drivers: Mapping[str, DeviceDriver],
+        steering: Mapping[str, ChargerSteering],
+        simulated: Mapping[str, SimulatedSteering],
+        changes: DeviceChangeFeed,
+        settings: RunnerSettings | None = None,
+    ) -> None:
+        self._uow = uow
+        self._clock = clock
+        self._drivers = drivers
+        self._steering = steering
+        self._simulated = simulated
+        self._changes = changes
+        self._settings = settings or RunnerSettings()
+        self._controllers: dict[tuple[str, str], SurplusController] = {}
+
+    async def tick(self) -> TickReport:
+        now = self._clock.now()
+        report = TickReport()
+        async with self._uow() as tx:
+            running = await tx.strategy_runs.running()
+            ended = await tx.strategy_runs.ended()
+            owners = [(d.account_id, d.environment, d.user_id) for d, _ in running]
+            sites = await tx.strategy_runs.sites_of(owners)
+            vehicles = await tx.devices.vehicles_for_chargers([d.id for d, _ in running])
+            ended_devices = await tx.devices.get_devices_by_ids([r.device_id for r in ended])
+        report.released = await self._release(ended_devices, now)
+        outcomes: list[_Outcome] = []
+        for device, run in running:
+            if not self._mine(device):
+                continue
+            inputs = await self._inputs(device, sites, vehicles.get(device.id), now)
+            outcome = await self._run(inputs, run, now, report)
+            if outcome is not None:
+                outcomes.append(outcome)
+        if outcomes or ended:
+            async with self._uow() as tx:
+                await tx.strategy_runs.remove([r.device_id for r in ended])
+                for outcome in outcomes:
+                    await tx.strategy_runs.save(outcome.run)
+                    if outcome.sim is not None:
+                        values: dict[str, Any] = {"sim": outcome.sim, "updated_at": now}
+                        if outcome.state is not None:
+                            values.update(state=outcome.state, last_pulled_at=now)
+                        await tx.devices.update_device(outcome.run.device_id, **values)
+            for outcome in outcomes:
+                if outcome.sim is not None:
+                    self._changes.publish(outcome.run.device_id)
+        for key in [k for k in self._controllers if k[0] in {r.device_id for r in ended}]:
+            del self._controllers[key]
+        return report
+
+    # --- one charger -----------------------------------------------------------------------
+
+    def _mine(self, device: Device) -> bool:
+        """Simulated chargers are any process's; a live one is its connection holder's."""
+        if device.driver in self._simulated:
+            return True
+        steering = self._steering.get(device.driver)
+        return steering is not None and steering.can_steer(device)
+
+    async def _inputs(
+        self,
+        device: Device,
+        sites: Mapping[tuple[str, Environment, str], StoredSite],
+        vehicle: Vehicle | None,
+        now: datetime,
+    ) -> _Inputs:
+        stored = sites.get((device.account_id, device.environment, device.user_id))
+        state: Mapping[str, Any] = device.state
+        if device.driver in self._simulated:
+            reading = await self._drivers[device.driver].read(device, now)
+            state = reading.state
+            if reading.vehicle is not None and vehicle is not None:
+                vehicle = replace(vehicle, state_of_charge=reading.vehicle.state_of_charge)
+        tz = ZoneInfo(stored.timezone if stored and stored.timezone else device.timezone)
+        simulated_site = device.environment is Environment.SANDBOX
+        site = Site(
+            tz,
+            grid_limit_kw=None if stored is None else stored.grid_import_limit_kw,
+            tariff=None if stored is None else tariff_from_json(stored.tariff),
+            forecast=sandbox_site.forecast(now, now + FORECAST) if simulated_site else (),
+        )
+        grid = _posted_grid_kw(stored, now)
+        if grid is None and simulated_site:
+            grid = sandbox_site.grid_power_kw(now, [_power(state)])
+        return _Inputs(replace(device, state=dict(state)), state, vehicle, site, stored, grid)
+
+    async def _run(
+        self, inputs: _Inputs, run: StrategyRun | None, now: datetime, report: TickReport
+    ) -> _Outcome | None:
+        device = inputs.device
+        strategy = device.mode_command or ""
+        plugged = inputs.state.get("isConnected") is not False
+        delivered = _number(inputs.state.get("sessionEnergy"))
+        key = inputs_key(
+            strategy=strategy,
+            plugged_in=plugged,
+            goal=device.goal,
+            site_updated_at=None if inputs.stored_site is None else inputs.stored_site.updated_at,
+            delivered_kwh=delivered,
+        )
+        replanned = needs_plan(run, strategy, key, now)
+        plan: Plan | None = None
+        if replanned:
+            plan = self._plan(inputs, strategy, now) if plugged else None
+            planned = _planned_schedule(plan, now)
+            report.planned += 1
+        else:
+            assert run is not None
+            planned = _planned_from(run)
+        schedule, status, reason = self._limits(inputs, strategy, plugged, planned, now)
+        previous = None if run is None else run.schedule
+        expiring = previous is not None and previous.end - now < SURPLUS_HOLD / 2
+        send = run is None or expiring or not same_limits(previous, schedule, now)
+        if not send and not replanned and run is not None and run.plan.get("status") == status:
+            return None
+        outcome = _Outcome(
+            StrategyRun(
+                device_id=device.id,
+                strategy=strategy,
+                inputs=key,
+                plan={},
+                schedule=schedule if send else previous,
+                steering=None if run is None else run.steering,
+                next_plan_at=now + timedelta(seconds=self._settings.replan_interval_s)
+                if replanned
+                else (run.next_plan_at if run is not None else now),
+                updated_at=now,
+            )
+        )
+        if send:
+            await self._steer(inputs, schedule, now, outcome, report)
+        base = (
+            _plan_body(plan, inputs, strategy, plugged, planned_schedule=planned, now=now)
+            if replanned
+            else (run.plan if run is not None else {})
+        )
+        outcome.run = replace(
+            outcome.run,
+            plan=_with_status(base, status, reason, outcome.run.steering, now),
+        )
+        return outcome
+
+    def _plan(self, inputs: _Inputs, strategy: str, now: datetime) -> Plan | None:
+        """The grid plan (tariff, surplus-first); surplus-only plans no grid energy."""
+        if strategy == SURPLUS_ONLY:
+            return None
+        device = inputs.device
+        goal = None
+        if device.goal is not None:
+            needed = energy_needed(device.goal, device, inputs.vehicle)
+            if needed is not None:
+                goal = Goal(needed, datetime.fromisoformat(device.goal["readyAt"]))
+        site = inputs.site if strategy == SURPLUS_FIRST else replace(inputs.site, forecast=())
+        return plan_charging(now=now, site=site, charger=charger_limits(device), goal=goal)
+
+    def _limits(
+        self,
+        inputs: _Inputs,
+        strategy: str,
+        plugged: bool,
+        planned: ChargingSchedule,
+        now: datetime,
+    ) -> tuple[ChargingSchedule, str | None, str | None]:
+        """The schedule to send, and the status and reason the surplus controller gives
+        (None: the plan's own)."""
+        device = inputs.device
+        if not plugged:
+            self._controllers.pop((device.id, strategy), None)
+            return constant_schedule(0.0, now), "unplugged", None
+        if strategy == TARIFF:
+            return planned, None, None
+        controller = self._controller(device, strategy)
+        if inputs.grid_kw is None:
+            surplus = 0.0
+            reason = "no site reading in the last 5 minutes: no surplus is assumed"
+        else:
+            surplus = surplus_kw(inputs.grid_kw, _power(inputs.state))
+            reason = None
+        decision = controller.step(now, surplus, planned.limit_at(now))
+        reason = reason or decision.reason
+        if strategy == SURPLUS_ONLY:
+            schedule = constant_schedule(decision.limit_kw, now, SURPLUS_HOLD)
+        else:
+            schedule = with_surplus(planned, now, decision.limit_kw)
+        running = schedule.limit_at(now) > 0
+        return schedule, "charging" if running else "paused", reason
+
+    def _controller(self, device: Device, strategy: str) -> SurplusController:
+        key = (device.id, strategy)
+        controller = self._controllers.get(key)
+        if controller is None:
+            s = self._settings
+            limits = charger_limits(device)
+            controller = SurplusController(
+                SurplusSettings(
+                    ceiling_kw=limits.ceiling_kw,
+                    phases=(int(_number(device.state.get("phases")) or 3),),
+                    start_delay_s=s.surplus_start_delay_s,
+                    stop_delay_s=s.surplus_stop_delay_s,
+                    update_interval_s=s.surplus_update_interval_s,
+                ),
+                "surplus_first" if strategy == SURPLUS_FIRST else "surplus_only",
+            )
+            self._controllers[key] = controller
+        return controller
+
+    async def _steer(
+        self,
+        inputs: _Inputs,
+        schedule: ChargingSchedule,
+        now: datetime,
+        outcome: _Outcome,
+        report: TickReport,
+    ) -> None:
+        device = inputs.device
+        simulated = self._simulated.get(device.driver)
+        if simulated is not None:
+            sim = simulated.steered_sim(device, schedule, now)
+            reading = await self._drivers[device.driver].read(replace(device, sim=sim), now)
+            outcome.sim, outcome.state = sim, dict(reading.state)
+            outcome.run = replace(outcome.run, steering=_steering(SteeringState.APPLIED, None, now))
+            report.steered += 1
+            return
+        try:
+            await self._steering[device.driver].steer(device, schedule, now)
+        except DriverError as refusal:
+            state = (
+                SteeringState.REFUSED
+                if refusal.code != "DEVICE_OFFLINE"
+                else (SteeringState.UNREACHABLE)
+            )
+            outcome.run = replace(outcome.run, steering=_steering(state, refusal.message, now))
+            report.refused += 1
+            log.warning("charger %s did not take its schedule: %s", device.id, refusal.message)
+            return
+        outcome.run = replace(outcome.run, steering=_steering(SteeringState.APPLIED, None, now))
+        report.steered += 1
+
+    async def _release(self, ended: list[Device] | Any, now: datetime) -> int:
+        released = 0
+        for device in ended:
+            steering = self._steering.get(device.driver)
+            if steering is None or not steering.can_steer(device):
+                continue
+            try:
+                await steering.release(device, now)
+                released += 1
+            except DriverError as failure:
+                log.warning("charger %s kept its strategy schedule: %s", device.id, failure)
+        return released
+
+
+# --- plan bodies -----------------------------------------------------------------------------
+
+
+def _planned_schedule(plan: Plan | None, now: datetime) -> ChargingSchedule:
+    return constant_schedule(0.0, now) if plan is None else schedule_for(plan.slots, now)
+
+
+def _planned_from(run: StrategyRun) -> ChargingSchedule:
+    """The plan's own limits, kept in the run's body."""
+    raw = run.plan.get("planned")
+    if isinstance(raw, dict):
+        return ChargingSchedule.from_json(raw)
+    return run.schedule or constant_schedule(0.0, run.updated_at)
+
+
+def _plan_body(
+    plan: Plan | None,
+    inputs: _Inputs,
+    strategy: str,
+    plugged: bool,
+    *,
+    planned_schedule: ChargingSchedule,
+    now: datetime,
+) -> dict[str, Any]:
+    """The plan as a client reads it (with `planned`, the plan's own limits, kept aside)."""
+    device = inputs.device
+    tariff = inputs.site.tariff
+    currency = tariff.currency if tariff else None
+    body: dict[str, Any] = {
+        "strategy": strategy if strategy in STRATEGIES else None,
+        "goal": None if device.goal is None else public_goal(device.goal),
+        "planned": planned_schedule.to_json(),
+    }
+    if not plugged:
+        return {**body, **empty_plan("unplugged", currency, UNPLUGGED)}
+    if plan is None:
+        return {**body, **empty_plan("waiting", currency, SURPLUS_ONLY_TEXT)}
+    return {**body, **plan_fields(plan, plan.status.value, plan.explanation)}
+
+
+def _with_status(
+    body: dict[str, Any],
+    status: str | None,
+    reason: str | None,
+    steering: dict[str, Any] | None,
+    now: datetime,
+) -> dict[str, Any]:
+    updated = {**body, "steering": steering, "updatedAt": isoformat_utc(now)}
+    if status is not None and body.get("status") not in ("done",):
+        updated["status"] = status
+        if reason and status in ("charging", "paused"):
+            updated["explanation"] = _surplus_text(body.get("explanation", ""), status, reason)
+    if steering is not None and steering.get("state") == SteeringState.REFUSED:
+        updated["explanation"] = (
+            f"The charger refused the schedule ({steering.get('message')}); "
+            f"it charges by its own limits. {updated.get('explanation', '')}"
+        ).strip()
+    return updated
+
+
+def _surplus_text(explanation: str, status: str, reason: str) -> str:
+    head = "Charging from the solar surplus" if status == "charging" else "Paused"
+    text = f"{head}: {reason}."
+    return f"{text} {explanation}".strip() if explanation != SURPLUS_ONLY_TEXT else text
+
+
+def _steering(state: str, message: str | None, now: datetime) -> dict[str, Any]:
+    return {"state": state, "message": message, "at": isoformat_utc(now)}
+
+
+UNPLUGGED = "The car is not plugged in: charging is planned when it is."
+SURPLUS_ONLY_TEXT = (
+    "Charging from the site's solar surplus only: no charging from the grid is planned."
+)
+
+
+def empty_plan(status: str, currency: str | None, explanation: str) -> dict[str, Any]:
+    return {
+        "status": status,
+        "slots": [],
+        "expectedEnergy": {"value": 0.0, "unit": "kwh"},
+        "expectedCost": None if currency is None else {"value": 0.0, "currency": currency},
+        "explanation": explanation,
+    }
+
+
+def plan_fields(plan: Plan, status: str, explanation: str) -> dict[str, Any]:
+    priced = plan.currency is not None
+    return {
+        "status": status,
+        "slots": [
+            {
+                "start": isoformat_utc(slot.start),
+                "end": isoformat_utc(slot.end),
+                "power": {"value": round(slot.power_kw, 3), "unit": "kw"},
+                "source": slot.source,
+                "price": round(slot.price, 6) if priced else None,
+            }
+            for slot in plan.slots
+        ],
+        "expectedEnergy": {"value": round(plan.expected_energy_kwh, 3), "unit": "kwh"},
+        "expectedCost": {"value": round(plan.expected_cost, 4), "currency": plan.currency}
+        if priced
+        else None,
+        "explanation": explanation,
+    }
+
+
+def _posted_grid_kw(stored: StoredSite | None, now: datetime) -> float | None:
+    reading = None if stored is None else stored.last_reading
+    if not reading:
+        return None
+    at = datetime.fromisoformat(str(reading["at"]))
+    if now - at > sandbox_site.READING_FRESH:
+        return None
+    return _number(reading.get("gridPower", {}).get("value"))
+
+
+def _number(value: object) -> float:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0.0
+
+
+def _power(state: Mapping[str, Any]) -> float:
+    return _number(state.get("currentPower"))

@@ -14,6 +14,7 @@ from zoneinfo import ZoneInfo
 import pytest
 from aiohttp import web
 
+from energyhub.domain.goals import STRATEGIES
 from tests.integration.ocpp_support import (
     PROTOCOLS,
     START,
@@ -156,10 +157,10 @@ async def test_what_the_charger_declares_decides_its_commands_map(service: Servi
     caller = await service.live_caller()
     device_id = await service.commission(caller, "CP-BASIC")
     full = await service.device(caller, device_id)
-    assert set(full["commands"]) == {"charge", "idle"}
+    assert set(full["commands"]) == {"charge", "idle", *STRATEGIES}
     async with charger(service, "CP-BASIC", answers=answers):
         body = await service.device(caller, device_id)
-    assert set(body["commands"]) == {"charge"}  # no smart charging: no idle, no rates
+    assert set(body["commands"]) == {"charge"}  # no smart charging: no idle, no strategies
     assert set(body["commands"]["charge"]["parameters"]) == {"energy"}
     assert set(body["settings"]) == {"scheduler_enabled"}
     refused = await service.push(caller, device_id, "idle")

@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 
 from energyhub.domain.devices import Device
 from energyhub.domain.errors import DeviceOffline, DeviceTimeout
+from energyhub.domain.planning.steering import ChargingSchedule
 from energyhub.domain.readings import (
     CommandReceipt,
     CommandRequest,
@@ -69,6 +70,17 @@ class OcppDriver:
         self, device: Device, values: Mapping[str, float | bool], now: datetime
     ) -> None:
         await _bounded(self._online(device).write_settings(values))
+
+    # --- ChargerSteering ---------------------------------------------------------------------
+    def can_steer(self, device: Device) -> bool:
+        station = self._central.station_for_device(device.id)
+        return station is not None and station.online
+
+    async def steer(self, device: Device, schedule: ChargingSchedule, now: datetime) -> None:
+        await _bounded(self._online(device).steer(schedule))
+
+    async def release(self, device: Device, now: datetime) -> None:
+        await _bounded(self._online(device).release())
 
     def _online(self, device: Device) -> Station:
         refuse_if_unlinked(device)

@@ -208,7 +208,10 @@ def require_accepted(status: Any, what: str) -> None:
         )
     if text != ACCEPTED:
         raise DriverError(
-            DeviceRejected.code, f"The charger answered {what} with {text}.", retryable=False
+            DeviceRejected.code,
+            f"The charger answered {what} with {text}.",
+            retryable=False,
+            details={"ocppStatus": text},
         )
 
 

@@ -13,12 +13,14 @@ from typing import Any
 from energyhub.domain.capabilities import (
     ALL_EXECUTION,
     BOTH_STRATEGIES,
+    CHARGER_COMMANDS,
     NOT_WINDOWED,
     Capabilities,
     CommandSpec,
     ParameterSpec,
     SettingSpec,
 )
+from energyhub.domain.goals import STRATEGIES
 from energyhub.domain.sessions import EndReason
 from energyhub.drivers.ocpp.meters import DEFAULT_MEASURAND, Reading
 from energyhub.drivers.ocpp.meters import MEASURANDS as MEASURANDS  # one import for tables
@@ -160,13 +162,15 @@ def boot_end_reason(protocol: str, reason: str | None) -> EndReason | None:
 class Declaration:
     """What the charger told us it can do (GetConfiguration / GetVariables). Defaults are
     what a charger that says nothing is assumed to do: smart charging in both units, the
-    energy register (OCPP's default measurand), no vehicle state of charge, no cable lock."""
+    energy register (OCPP's default measurand), no vehicle state of charge, no cable lock,
+    schedules of any length (`max_periods` None)."""
 
     smart_charging: bool = True
     rate_units: frozenset[str] = frozenset({"W", "A"})
     soc: bool = False
     energy_register: bool = True
     cable_lock: bool = False
+    max_periods: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -175,6 +179,7 @@ class Declaration:
             "soc": self.soc,
             "energyRegister": self.energy_register,
             "cableLock": self.cable_lock,
+            "maxPeriods": self.max_periods,
         }
 
     @classmethod
@@ -187,6 +192,7 @@ class Declaration:
             soc=bool(body.get("soc", False)),
             energy_register=bool(body.get("energyRegister", True)),
             cable_lock=bool(body.get("cableLock", False)),
+            max_periods=_positive(body.get("maxPeriods")),
         )
 
 
@@ -223,6 +229,7 @@ def declaration_from_config(
         soc=measurands is not None and "SoC" in measurands,
         energy_register=measurands is None or DEFAULT_MEASURAND in measurands,
         cable_lock="UnlockConnectorOnEVSideDisconnect" in writable,
+        max_periods=_positive(config.get("ChargingScheduleMaxPeriods")),
     )
 
 
@@ -260,6 +267,14 @@ def _csv(value: str) -> list[str]:
     return [part.strip() for part in value.split(",") if part.strip()]
 
 
+def _positive(value: Any) -> int | None:
+    try:
+        number = int(str(value).strip())
+    except ValueError:
+        return None
+    return number if number > 0 else None
+
+
 CHARGE_BOUNDS: Mapping[str, ParameterSpec] = {
     "power": ParameterSpec("kw", 1.4, 22),
     "current": ParameterSpec("a", 6, 32),
@@ -269,8 +284,9 @@ CHARGE_BOUNDS: Mapping[str, ParameterSpec] = {
 
 
 def capabilities_for(declaration: Declaration) -> Capabilities:
-    """The commands map and settings a charger gets from its declaration. The `auto.*`
-    strategies are not declared: the service runs no tariff or surplus loop for them."""
+    """The commands map and settings a charger gets from its declaration. A charger that
+    takes charging profiles gets the `auto.*` strategies: the service plans them and sends
+    each plan as a schedule (`profiles.py`)."""
     smart = declaration.smart_charging
     parameters: dict[str, ParameterSpec] = {}
     if smart and "W" in declaration.rate_units:
@@ -284,6 +300,7 @@ def capabilities_for(declaration: Declaration) -> Capabilities:
     commands: dict[str, CommandSpec] = {"charge": CommandSpec(parameters, ALL_EXECUTION)}
     if smart:
         commands["idle"] = CommandSpec({}, NOT_WINDOWED)
+        commands.update({name: CHARGER_COMMANDS[name] for name in STRATEGIES})
     settings: dict[str, SettingSpec] = {}
     if smart and "W" in declaration.rate_units:
         settings["max_charge_rate"] = SettingSpec("kw", 22, 1.4, 22)
@@ -330,9 +347,10 @@ def plan_command(
     declaration: Declaration,
 ) -> CommandPlan:
     """`charge`: a profile at `power` (W) or `current` (A), else the ceiling, and a start;
-    `idle`: a 0 limit that keeps the session. Raises KeyError for a command OCPP cannot do
-    (the commands map never declares one)."""
-    if command == "idle":
+    `idle`: a 0 limit that keeps the session; a strategy: a 0 limit under its schedule (the
+    charger pauses where no schedule is in force). Raises KeyError for a command OCPP
+    cannot do (the commands map never declares one)."""
+    if command == "idle" or command in STRATEGIES:
         unit = "W" if "W" in declaration.rate_units else "A"
         return CommandPlan(Limit(0.0, unit), start=False)
     if command != "charge":

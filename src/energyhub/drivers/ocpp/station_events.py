@@ -9,6 +9,7 @@ from typing import Any, Protocol, TypeVar
 
 from energyhub.domain.sessions import ChargingSession
 from energyhub.drivers.ocpp.mapping import ConfigWrite, Discovery, Limit
+from energyhub.drivers.ocpp.profiles import ProfileSchedule
 
 S = TypeVar("S", contravariant=True)
 
@@ -21,6 +22,13 @@ class ChargerLink(Protocol):
     async def set_limit(self, limit: Limit, purpose: str, transaction_id: str | None) -> None:
         """`purpose`: `default` (TxDefaultProfile), `tx` (TxProfile of the running
         transaction) or `max` (the charger-wide maximum)."""
+        ...
+
+    async def set_schedule(
+        self, schedule: ProfileSchedule, purpose: str, transaction_id: str | None
+    ) -> None:
+        """A strategy's schedule above the commands' profiles: `strategy` (TxDefaultProfile)
+        or `strategy_tx` (TxProfile of the running transaction)."""
         ...
 
     async def clear_limit(self, purpose: str) -> None:

@@ -13,17 +13,26 @@ from energyhub.drivers.ocpp import mapping, reconcile
 from energyhub.drivers.ocpp.link import (
     LinkCalls,
     after,
+    iso,
     on,
     require_accepted,
 )
 from energyhub.drivers.ocpp.mapping import ConfigWrite, Declaration, Discovery, Limit
+from energyhub.drivers.ocpp.profiles import STRATEGY_STACK_LEVEL, ProfileSchedule
 from energyhub.drivers.ocpp.station import DEFAULT_CONNECTOR
 
-PROFILE_IDS = {"default": 1001, "tx": 1002, "max": 1003}
-PURPOSES = {"default": "TxDefaultProfile", "tx": "TxProfile", "max": "ChargePointMaxProfile"}
+PROFILE_IDS = {"default": 1001, "tx": 1002, "max": 1003, "strategy": 1004, "strategy_tx": 1005}
+PURPOSES = {
+    "default": "TxDefaultProfile",
+    "tx": "TxProfile",
+    "max": "ChargePointMaxProfile",
+    "strategy": "TxDefaultProfile",
+    "strategy_tx": "TxProfile",
+}
 DISCOVERY_KEYS = [
     "SupportedFeatureProfiles",
     "ChargingScheduleAllowedChargingRateUnit",
+    "ChargingScheduleMaxPeriods",
     "MeterValuesSampledData",
     "UnlockConnectorOnEVSideDisconnect",
 ]
@@ -127,6 +136,23 @@ class V16Link(LinkCalls, ChargePoint):  # type: ignore[misc]
         connector = 0 if purpose == "max" else DEFAULT_CONNECTOR
         answer = await self.request(
             call.SetChargingProfile(connector_id=connector, cs_charging_profiles=profile)
+        )
+        require_accepted(answer.status, "SetChargingProfile")
+
+    async def set_schedule(
+        self, schedule: ProfileSchedule, purpose: str, transaction_id: str | None
+    ) -> None:
+        profile: dict[str, Any] = {
+            "chargingProfileId": PROFILE_IDS[purpose],
+            "stackLevel": STRATEGY_STACK_LEVEL,
+            "chargingProfilePurpose": PURPOSES[purpose],
+            "chargingProfileKind": "Absolute",
+            "chargingSchedule": schedule.schedule_body(iso(schedule.start)),
+        }
+        if transaction_id is not None:
+            profile["transactionId"] = int(transaction_id)
+        answer = await self.request(
+            call.SetChargingProfile(connector_id=DEFAULT_CONNECTOR, cs_charging_profiles=profile)
         )
         require_accepted(answer.status, "SetChargingProfile")
 

@@ -17,22 +17,27 @@ from energyhub.drivers.ocpp import mapping, reconcile
 from energyhub.drivers.ocpp.link import (
     LinkCalls,
     after,
+    iso,
     on,
     require_accepted,
 )
 from energyhub.drivers.ocpp.mapping import ConfigWrite, Declaration, Discovery, Limit
+from energyhub.drivers.ocpp.profiles import STRATEGY_STACK_LEVEL, ProfileSchedule
 from energyhub.drivers.ocpp.station import DEFAULT_CONNECTOR
 
-PROFILE_IDS = {"default": 1001, "tx": 1002, "max": 1003}
+PROFILE_IDS = {"default": 1001, "tx": 1002, "max": 1003, "strategy": 1004, "strategy_tx": 1005}
 PURPOSES = {
     "default": "TxDefaultProfile",
     "tx": "TxProfile",
     "max": "ChargingStationMaxProfile",
+    "strategy": "TxDefaultProfile",
+    "strategy_tx": "TxProfile",
 }
 # (component, variable) -> the 1.6 key name `mapping.declaration_from_config` reads
 DISCOVERY_VARIABLES = {
     ("SmartChargingCtrlr", "Enabled"): "SmartChargingEnabled",
     ("SmartChargingCtrlr", "RateUnit"): "ChargingScheduleAllowedChargingRateUnit",
+    ("SmartChargingCtrlr", "PeriodsPerSchedule"): "ChargingScheduleMaxPeriods",
     ("SampledDataCtrlr", "TxUpdatedMeasurands"): "MeterValuesSampledData",
     ("OCPPCommCtrlr", "UnlockOnEVSideDisconnect"): "UnlockConnectorOnEVSideDisconnect",
 }
@@ -181,6 +186,24 @@ class V201Link(LinkCalls, ChargePoint):  # type: ignore[misc]
             call.SetChargingProfile(
                 evse_id=evse, charging_profile=self._profile(limit, purpose, transaction_id)
             )
+        )
+        require_accepted(answer.status, "SetChargingProfile")
+
+    async def set_schedule(
+        self, schedule: ProfileSchedule, purpose: str, transaction_id: str | None
+    ) -> None:
+        body = {"id": PROFILE_IDS[purpose], **schedule.schedule_body(iso(schedule.start))}
+        profile: dict[str, Any] = {
+            "id": PROFILE_IDS[purpose],
+            "stackLevel": STRATEGY_STACK_LEVEL,
+            "chargingProfilePurpose": PURPOSES[purpose],
+            "chargingProfileKind": "Absolute",
+            "chargingSchedule": [body],
+        }
+        if transaction_id is not None:
+            profile["transactionId"] = transaction_id
+        answer = await self.request(
+            call.SetChargingProfile(evse_id=DEFAULT_CONNECTOR, charging_profile=profile)
         )
         require_accepted(answer.status, "SetChargingProfile")
 

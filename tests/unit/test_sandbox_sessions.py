@@ -13,6 +13,7 @@ import pytest
 from energyhub.domain.accounts import Environment
 from energyhub.domain.capabilities import DeviceType
 from energyhub.domain.devices import Device
+from energyhub.domain.goals import STRATEGIES
 from energyhub.domain.sandbox_profiles import PROFILES
 from energyhub.domain.sessions import (
     ChargingSession,
@@ -39,7 +40,11 @@ def charger(
 
 
 def simulator_charges(c: SandboxCharger, t: datetime) -> bool:
+    """The simulator's session: plugged in and charging; under a strategy, plugged in (the
+    car waits for the schedule's slots within one session)."""
     state = charger_state(c.profile, c.anchor, t)
+    if c.anchor is not None and c.anchor.command in STRATEGIES and t >= c.anchor.at:
+        return bool(state["isConnected"])
     return bool(state["isConnected"] and state["isCharging"])
 
 

@@ -8,7 +8,9 @@ Two eras per charger, split at its creation (CONTRACT 10: "30 days of history"):
   charging" state. The runs come from `simulator.charger_state` itself (a daily program is
   scanned once and its edges bisected to the microsecond), so the two cannot drift apart.
 Only the last command (the `SimAnchor`) is stored: before `anchor.at` the live era follows
-the no-command program, from it on the anchor's.
+the no-command program, from it on the anchor's. Under a strategy the car stays plugged in
+and charges when the strategy's schedule says: its session is the whole plug-in, from the
+push (or from being plugged in again) until another command or an unplug ends it.
 
 A session's id depends on the device id and its start only, so the same session keeps its
 id from active to completed (the database upserts it). Each day's sessions take their
@@ -24,9 +26,11 @@ import math
 import random
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from energyhub.domain.clock import ensure_utc
 from energyhub.domain.devices import Device
+from energyhub.domain.goals import STRATEGIES
 from energyhub.domain.sandbox_controls import SandboxHold, hold_in
 from energyhub.domain.sandbox_profiles import PROFILES, SandboxProfile
 from energyhub.domain.sessions import (
@@ -39,7 +43,7 @@ from energyhub.domain.sessions import (
     session_id_from,
     sort_key,
 )
-from energyhub.drivers.sandbox.simulator import SimAnchor, charger_state, rebased
+from energyhub.drivers.sandbox.simulator import SimAnchor, Steered, charger_state, rebased
 
 DAY = timedelta(days=1)
 INVENTED_HISTORY = timedelta(days=30)
@@ -47,7 +51,8 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _US = timedelta(microseconds=1)
 _SCAN_STEP = timedelta(minutes=1)  # daily programs have no charging run shorter than this
 _LONGEST_CHARGE = timedelta(days=8)  # `charge` fills a 75 kWh car at >= 1.4 kW within this
-_STEP_COMMANDS = ("charge", "idle")  # the simulator's non-daily commands
+_STEP_COMMANDS = ("charge", "idle")
+_PLUGGED_UNDER_STRATEGY = timedelta(days=3650)  # until a command or an unplug ends it  # the simulator's non-daily commands
 
 _R = EndReason
 _REASONS: tuple[EndReason | None, ...] = (
@@ -69,12 +74,19 @@ class SandboxCharger:
     created_at: datetime
     anchor: SimAnchor | None = None
     hold: SandboxHold | None = None
+    steered: Steered | None = None
 
     @classmethod
     def of(cls, device: Device) -> SandboxCharger:
         profile = PROFILES[device.profile or ""]
         anchor, hold = SimAnchor.of(device.sim), hold_in(device.sim)
-        return cls(device.id, profile, device.created_at, anchor, hold)
+        return cls(device.id, profile, device.created_at, anchor, hold, Steered.of(device.sim))
+
+    def state_at(self, anchor: SimAnchor | None, t: datetime) -> dict[str, Any]:
+        """The simulator's state at `t` under `anchor`, with the hold from its time on and
+        the strategy's schedule (which applies only under the strategy it was sent for)."""
+        hold = self.hold if self.hold is not None and t >= ensure_utc(self.hold.at) else None
+        return charger_state(self.profile, anchor, t, hold, self.steered)
 
     @property
     def seed(self) -> int:
@@ -178,6 +190,8 @@ def _anchor_runs(
     """Runs under the anchor: those starting after its command that overlap [lo, hi), and
     the one already charging at the command (clipped to start there)."""
     switch = ensure_utc(anchor.at)
+    if anchor.command in STRATEGIES:  # the car stays plugged in: one session from the push
+        return [], (switch, switch + _PLUGGED_UNDER_STRATEGY, _day(switch), 9)
     if anchor.command in _STEP_COMMANDS:  # `charge` runs once until a stop; `idle` never
         if not _charging(profile, anchor, switch):
             return [], None
@@ -268,7 +282,12 @@ def _held(charger: SandboxCharger, plans: list[_Plan], lo: datetime, hi: datetim
             plan = replace(plan, end=at, pieces=pieces, cut=not away, unplugged=away)
         kept.append(plan)
     anchor = charger.anchor
-    if anchor is not None and anchor.command in _STEP_COMMANDS and hold.plugged_in is not False:
+    if anchor is not None and anchor.command in STRATEGIES and hold.plugged_in is not False:
+        plugged = ensure_utc(hold.at)  # plugged in again under the strategy: a new session
+        if plugged < hi:
+            run = (plugged, plugged + _PLUGGED_UNDER_STRATEGY, _day(plugged), 9)
+            kept = [p for p in kept if p.start < plugged] + [_whole(anchor, run)]
+    elif anchor is not None and anchor.command in _STEP_COMMANDS and hold.plugged_in is not False:
         start = rebased(charger.profile, anchor, hold)
         _, tail = _anchor_runs(charger.profile, start, lo, hi)
         if tail is not None and tail[0] < hi and tail[1] > lo:
@@ -286,7 +305,7 @@ def _plans(charger: SandboxCharger, lo: datetime, hi: datetime) -> list[_Plan]:
     return _invented(charger, lo, hi, cutover) + [x for x in live if x.end > created]
 
 
-def _energy(profile: SandboxProfile, plan: _Plan, t: datetime) -> float:
+def _energy(charger: SandboxCharger, plan: _Plan, t: datetime) -> float:
     """kWh delivered by `t`: the simulator's session energy gained over each live piece,
     or an even share of an invented session's total."""
     if not plan.pieces:
@@ -294,8 +313,12 @@ def _energy(profile: SandboxProfile, plan: _Plan, t: datetime) -> float:
     total = 0.0
     for piece in plan.pieces:
         if piece.start < t:
-            until = charger_state(profile, piece.anchor, min(t, piece.end))["sessionEnergy"]
-            total += until - charger_state(profile, piece.anchor, piece.start)["sessionEnergy"]
+            start = piece.anchor is not None and piece.anchor.command in STRATEGIES
+            if start and charger.hold is not None and piece.start == ensure_utc(charger.hold.at):
+                before = 0.0  # plugged in again: the session starts empty
+            else:
+                before = charger.state_at(piece.anchor, piece.start)["sessionEnergy"]
+            total += charger.state_at(piece.anchor, min(t, piece.end))["sessionEnergy"] - before
     return max(0.0, round(total, 3))
 
 
@@ -311,7 +334,7 @@ def _end_reason(
     if not plan.pieces:
         return rotated
     last = plan.pieces[-1]
-    said = charger_state(charger.profile, last.anchor, plan.end).get("notChargingReason")
+    said = charger.state_at(last.anchor, plan.end).get("notChargingReason")
     return _STOP_REASONS.get(str(said), rotated)
 
 
@@ -326,7 +349,7 @@ def _session(charger: SandboxCharger, plan: _Plan, now: datetime) -> ChargingSes
         status=SessionStatus.ACTIVE if active else SessionStatus.COMPLETED,
         started_at=plan.start,
         ended_at=None if active else plan.end,
-        energy_kwh=_energy(charger.profile, plan, min(now, plan.end)),
+        energy_kwh=_energy(charger, plan, min(now, plan.end)),
         measurement=_MEASUREMENTS[turn % len(_MEASUREMENTS)],
         end_reason=None if active else _end_reason(charger, plan, _REASONS[turn % len(_REASONS)]),
     )

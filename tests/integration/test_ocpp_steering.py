@@ -25,6 +25,7 @@ from tests.integration.ocpp_support import (
     Charger,
     Service,
     charger,
+    connect_charger,
     profile_limit,
     start_tx,
 )
@@ -240,3 +241,36 @@ async def test_another_command_after_a_strategy_clears_its_profile_first(
         assert sorted(cleared) == [1004, 1005]
         charge = await cp.wire.next_call("SetChargingProfile", seen)
         assert profile_limit(charge, protocol) == ("TxDefaultProfile", "W", 22000.0)
+
+
+async def strategy_profile(cp: Charger, protocol: str, since: int) -> dict[str, Any]:
+    """The first SetChargingProfile at index >= `since` above the commands' own profiles."""
+    while True:
+        payload = await cp.wire.next_call("SetChargingProfile", since)
+        since = cp.wire.calls.index(("SetChargingProfile", payload), since) + 1
+        if sent_profile(payload, protocol)[0]["stackLevel"] == 1:
+            return payload
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+async def test_a_charger_that_comes_back_gets_the_last_schedule_again(
+    service: Service, protocol: str
+) -> None:
+    caller = await service.live_caller()
+    device_id = await service.commission(caller, "CP-BACK")
+    driver = OcppDriver(service.container.ocpp)
+    now = datetime.now(UTC).replace(microsecond=0)
+    async with charger(service, "CP-BACK", protocol):
+        response = await service.push(caller, device_id, "auto.charge_tariff")
+        assert response.status_code == 200, response.text
+        await driver.steer(await device_of(service, device_id), plan(now), now)
+    await service.container.ocpp.wait_offline("CP-BACK")
+    cp = await connect_charger(service, "CP-BACK", protocol)
+    try:
+        pause = await cp.wire.next_call("SetChargingProfile")
+        assert profile_limit(pause, protocol) == ("TxDefaultProfile", "W", 0.0)
+        _, schedule = sent_profile(await strategy_profile(cp, protocol, 0), protocol)
+        assert schedule["startSchedule"] == iso(now)
+        assert periods(schedule) == PERIODS_W
+    finally:
+        await cp.close()

@@ -1,7 +1,8 @@
 """A charger that comes back. At boot, the settings it reports become the stored ones, and
 the rate ceilings the service has set are sent again unless it shows it still holds its maximum
-profile. On every new connection, the current mode's profile is asserted again: a push that
-timed out may have reached the charger after all, and a restarted one may have lost it."""
+profile. On every new connection, the current mode's profile is asserted again (and a
+strategy's last schedule): a push that timed out may have reached the charger after all, and
+a restarted one may have lost it."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
+from energyhub.domain.goals import STRATEGIES
 from energyhub.domain.readings import DriverError
 from energyhub.drivers.ocpp import mapping
 from energyhub.drivers.ocpp.mapping import Discovery
@@ -67,6 +69,20 @@ async def resume(
             await link.set_limit(plan.limit, "tx", tx.transaction_id)
     except DriverError as error:
         log.warning("%s: the %s profile not restored: %s", _name(station), command, error.message)
+    if command in STRATEGIES:
+        await _resteer(station)
+
+
+async def _resteer(station: Station) -> None:
+    """The strategy's last schedule again, while it lasts (the strategy sends the next one
+    when it plans again)."""
+    schedule = station.last_schedule()
+    if schedule is None or schedule.end <= station.now():
+        return
+    try:
+        await station.steer(schedule)
+    except DriverError as error:
+        log.warning("%s: the strategy's schedule not restored: %s", _name(station), error.message)
 
 
 async def _settings(station: Station, reported: Mapping[str, float | bool]) -> dict[str, Any]:

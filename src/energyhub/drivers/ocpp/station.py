@@ -31,7 +31,7 @@ log = logging.getLogger(__name__)
 
 DEFAULT_CONNECTOR = 1
 CEILINGS_SET = "ceilingsSet"  # snapshot key: the rate settings the service has written
-STRATEGY_SENT = "strategyProfile"  # snapshot key: a strategy's schedule may be at the charger
+STRATEGY_SENT = "strategySchedule"  # snapshot key: the strategy's schedule last sent
 # Connector statuses (both versions) in which no energy flows: session telemetry goes.
 NO_POWER_STATUSES = frozenset({"Available", "Faulted", "Unavailable"})
 
@@ -92,6 +92,9 @@ class Station(Transactions):
 
     def seen(self) -> None:
         self.record.last_seen_at = self._clock.now()
+
+    def now(self) -> datetime:
+        return self._clock.now()
 
     def heartbeat(self) -> None:
         """Only `last_seen_at` changes: the record is written, the device row is not."""
@@ -289,7 +292,7 @@ class Station(Transactions):
             declaration.max_periods,
         )
         tx = self.record.transaction
-        self.record.snapshot[STRATEGY_SENT] = True
+        self.record.snapshot[STRATEGY_SENT] = schedule.to_json()
         self._events.changed(self, device=False)
         try:
             if tx is None:
@@ -309,6 +312,13 @@ class Station(Transactions):
                 retryable=False,
                 details=error.details,
             ) from None
+
+    def last_schedule(self) -> ChargingSchedule | None:
+        sent = self.record.snapshot.get(STRATEGY_SENT)
+        try:
+            return ChargingSchedule.from_json(sent) if isinstance(sent, dict) else None
+        except (KeyError, TypeError, ValueError):
+            return None
 
     async def release(self) -> None:
         """The strategy ended: its profiles go, the command's own profile applies."""

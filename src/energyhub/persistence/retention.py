@@ -15,12 +15,17 @@ from __future__ import annotations
 from datetime import datetime
 
 from sqlalchemy import (
+    ARRAY,
     Boolean,
     ColumnElement,
     Delete,
+    Integer,
     Table,
+    any_,
     bindparam,
+    cast,
     delete,
+    func,
     literal_column,
     or_,
     select,
@@ -86,9 +91,13 @@ def prune_statement(kind: PrunedKind, postgres: bool) -> Delete:
     """One batch of `kind`: parameters `before`, `now` and `limit`."""
     table, time, prunable = PRUNABLE[kind]
     batch = select(table.c.pk).where(*prunable).order_by(time).limit(bindparam("limit"))
-    if postgres:
-        batch = batch.with_for_update(skip_locked=True)
-    return delete(table).where(table.c.pk.in_(batch))
+    if not postgres:
+        return delete(table).where(table.c.pk.in_(batch))
+    # `pk = ANY(<the batch as one array>)`: the array is made once, then each row is found
+    # by its primary key; `pk IN (subquery)` may be planned as a join that scans the table
+    locked = batch.with_for_update(skip_locked=True).subquery("batch")
+    pks = cast(select(func.array_agg(locked.c.pk)).scalar_subquery(), ARRAY(Integer))
+    return delete(table).where(table.c.pk == any_(pks))
 
 
 class SqlHistoryPruner:

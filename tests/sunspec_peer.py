@@ -92,6 +92,17 @@ DER_LAYOUT: Layout = [(1, COMMON), (802, BATTERY_802), (704, DER_704)]
 BASIC_124 = {k: v for k, v in STORAGE_124.items() if k not in ("MinRsvPct", "ChaGriSet")}
 BASIC_LAYOUT: Layout = [(1, COMMON), (124, BASIC_124)]
 
+# grid meters (models 201-204): W positive while the site imports, scaled by W_SF
+METER_COMMON = {"Mn": "Gridwise", "Md": "GM-3", "SN": "GW-0042", "Vr": "2.0"}
+
+
+def meter(model_id: int, watts_raw: int, w_sf: int) -> tuple[int, Mapping[str, Any]]:
+    """A meter model with its total real power (`W`, raw) and scale factor (`W_SF`)."""
+    return (model_id, {"W": watts_raw, "W_SF": w_sf, "Hz": 5000, "Hz_SF": -2})
+
+
+METER_LAYOUT: Layout = [(1, METER_COMMON), meter(203, 25000, -1)]  # +2.5 kW: importing
+
 
 def model_registers(model_id: int, raw: Mapping[str, Any]) -> list[int]:
     """One model's registers from pysunspec2's definition, with `raw` point values."""

@@ -1,4 +1,5 @@
-"""`energyhub devices`: commissioning live chargers (OCPP) and batteries (SunSpec)."""
+"""`energyhub devices`: commissioning live chargers (OCPP), batteries and site grid meters
+(SunSpec)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from energyhub.cli.common import (
 )
 
 devices_app = typer.Typer(
-    help="Live devices: commission chargers and batteries.", no_args_is_help=True
+    help="Live devices: commission chargers, batteries and site grid meters.", no_args_is_help=True
 )
 
 
@@ -64,17 +65,37 @@ def devices_add_ocpp(
 @devices_app.command("add-sunspec")
 def devices_add_sunspec(
     account: Annotated[str, typer.Option(help="Account id.")],
-    user: Annotated[str, typer.Option(help="The end user the battery belongs to.")],
-    host: Annotated[str, typer.Option(help="The battery's Modbus TCP address (IP or name).")],
+    user: Annotated[
+        str, typer.Option(help="The end user the battery (or the metered site) belongs to.")
+    ],
+    host: Annotated[
+        str, typer.Option(help="The battery's (or meter's) Modbus TCP address (IP or name).")
+    ],
     port: Annotated[int, typer.Option(help="Modbus TCP port.")] = 502,
     unit_id: Annotated[int, typer.Option(help="Modbus unit id (slave id).")] = 1,
     timezone: Annotated[str, typer.Option(help="The plant's IANA timezone.")] = "Europe/Berlin",
+    meter: Annotated[
+        bool,
+        typer.Option(
+            "--meter",
+            help="The address is the user's grid meter (SunSpec models 201-204), not a "
+            "battery: it becomes the site's meter, and its total real power the site's "
+            "readings at every state poll. Sign: positive while the site imports from the "
+            "grid, negative while it exports (SunSpec's convention for a meter at the grid "
+            "connection).",
+        ),
+    ] = False,
     as_json: JsonFlag = False,
 ) -> None:
     """Commission a live SunSpec Modbus TCP battery (models 1, 124 or 802/704); prints its
-    device id. Running it again for the same battery and user prints the same id."""
+    device id. Running it again for the same battery and user prints the same id. With
+    --meter: the user's site grid meter instead (one per site; another address replaces it)."""
     from energyhub.domain.readings import DriverError
     from energyhub.services.commissioning import CommissioningError
+
+    if meter:
+        _add_meter(account, user, host, port, unit_id, as_json)
+        return
 
     async def work(c: Container) -> dict[str, Any]:
         done = await c.commissioning.add_sunspec(
@@ -105,3 +126,49 @@ def devices_add_sunspec(
             f"device [bold]{result['deviceId']}[/]: {result['vendor']} {result['model']} at "
             f"{host}:{port} unit {unit_id} (SunSpec models {models})"
         )
+
+
+def _add_meter(account: str, user: str, host: str, port: int, unit_id: int, as_json: bool) -> None:
+    """`add-sunspec --meter`: the site's grid meter, read once."""
+    from energyhub.domain.readings import DriverError
+    from energyhub.services.commissioning import CommissioningError
+
+    async def work(c: Container) -> dict[str, Any]:
+        done = await c.site_meters.commission(account, user, host, port, unit_id)
+        address, replaced = done.meter.address, done.replaced
+        return {
+            "userId": user,
+            "created": done.created,
+            "manufacturer": done.meter.manufacturer,
+            "model": done.meter.model,
+            "sunspecModel": address.model.id,
+            "replaced": None
+            if replaced is None
+            else {"host": replaced.host, "port": replaced.port, "unitId": replaced.unit_id},
+            "lastReading": done.site["lastReading"],
+        }
+
+    try:
+        result = _run(work)
+    except (CommissioningError, LookupError) as refused:
+        err.print(f"[red]{refused.args[0] if refused.args else 'refused'}[/]")
+        raise typer.Exit(1) from None
+    except DriverError as failed:
+        err.print(f"[red]{failed.code}: {failed.message}[/]")
+        raise typer.Exit(1) from None
+    if as_json:
+        _print_json(result)
+        return
+    power = result["lastReading"]["gridPower"]["value"]
+    flow = (
+        "importing"
+        if power > 0
+        else "exporting"
+        if power < 0
+        else "neither importing nor exporting"
+    )
+    err.print(
+        f"site meter of user [bold]{user}[/]: {result['manufacturer'] or 'SunSpec meter'} "
+        f"{result['model']} at {host}:{port} unit {unit_id} (SunSpec model "
+        f"{result['sunspecModel']}); grid power now {power:g} kW ({flow})"
+    )

@@ -24,6 +24,7 @@ from energyhub.persistence.ocpp import SqlChargePointRepository
 from energyhub.persistence.polling import SqlPollingRepository
 from energyhub.persistence.schedules import SqlScheduleRepository
 from energyhub.persistence.sessions import SqlSessionRepository
+from energyhub.persistence.site_meters import SqlSiteMeterRepository
 from energyhub.persistence.sites import SqlSiteRepository
 from energyhub.persistence.strategy_runs import SqlStrategyRunRepository
 from energyhub.persistence.sunspec import SqlSunspecRepository
@@ -49,6 +50,7 @@ class SqlUnitOfWork:
     samples: SqlSampleRepository
     sites: SqlSiteRepository
     strategy_runs: SqlStrategyRunRepository
+    site_meters: SqlSiteMeterRepository
 
     def __init__(self, engine: AsyncEngine) -> None:
         self._engine = engine
@@ -74,6 +76,7 @@ class SqlUnitOfWork:
         self.samples = SqlSampleRepository(self._connection)
         self.sites = SqlSiteRepository(self._connection)
         self.strategy_runs = SqlStrategyRunRepository(self._connection)
+        self.site_meters = SqlSiteMeterRepository(self._connection)
         return self
 
     async def device_for_push(

@@ -154,15 +154,18 @@ async def walk_models(link: ModbusLink, base: int) -> tuple[ModelLocation, ...]:
     )
 
 
-async def read_block(link: ModbusLink, location: ModelLocation) -> ModelBlock:
-    """One model whole, checked to still be the model commissioned at that address."""
+async def read_block(
+    link: ModbusLink, location: ModelLocation, what: str = "battery"
+) -> ModelBlock:
+    """One model whole, checked to still be the model commissioned at that address (`what`
+    names the thing to commission again when it is not)."""
     model = MODELS[location.id]
     registers = await link.read(location.address, 2 + location.length)
     if registers[0] != location.id or registers[1] < model.length:
         raise DriverError(
             DeviceRejected.code,
             f"{link.where}: model {location.id} is no longer at {location.address} "
-            "(firmware update?): commission the battery again.",
+            f"(firmware update?): commission the {what} again.",
             retryable=False,
         )
     return ModelBlock(model, location.address, tuple(registers))

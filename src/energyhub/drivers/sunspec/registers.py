@@ -1,4 +1,5 @@
-"""SunSpec register maps of the models this driver uses (1, 124, 802, 704), as data.
+"""SunSpec register maps of the models this driver uses (1, 124, 802, 704; meters 201-204),
+as data.
 
 Offsets count registers from a model's `ID` register (so `L` is at 1 and the first point at
 2), as in the SunSpec model definitions; a test checks them against pysunspec2's copies.
@@ -148,7 +149,23 @@ DER_CONTROLS = _model(
     ],
 )
 
-MODELS: Mapping[int, ModelMap] = {m.id: m for m in (COMMON, STORAGE, BATTERY, DER_CONTROLS)}
+
+def _meter(model_id: int, name: str) -> ModelMap:
+    """Models 201-204 share one layout; only the total real power is read."""
+    return _model(model_id, name, [Point("W", 18, I16, sf="W_SF"), Point("W_SF", 22, SF)])
+
+
+METERS = (
+    _meter(201, "ac_meter_single_phase"),
+    _meter(202, "ac_meter_split_phase"),
+    _meter(203, "ac_meter_three_phase_wye"),
+    _meter(204, "ac_meter_three_phase_delta"),
+)
+METER_MODEL_IDS = tuple(m.id for m in METERS)
+
+MODELS: Mapping[int, ModelMap] = {
+    m.id: m for m in (COMMON, STORAGE, BATTERY, DER_CONTROLS, *METERS)
+}
 
 
 def decode(point: Point, registers: Sequence[int]) -> int | None:

@@ -131,7 +131,7 @@ async def test_meter_readings_and_posted_readings_share_the_newest(
     assert _kw(await _site(api, caller)) == 2.5
 
 
-async def test_a_silent_meter_keeps_the_last_reading(
+async def test_a_meter_gone_offline_keeps_the_last_reading(
     api: Api, container: Container, peer: SunspecPeer
 ) -> None:
     caller = await api.caller(Environment.LIVE)
@@ -192,6 +192,30 @@ async def test_an_unreachable_meter_is_refused(api: Api, container: Container) -
         await container.site_meters.commission(caller.account_id, "user-1", "127.0.0.1", port)
     assert refused.value.code == "DEVICE_OFFLINE"
     assert "not reachable" in refused.value.message
+
+
+async def test_a_silent_meter_times_out() -> None:
+    async with SunspecPeer(METER_LAYOUT, silent=True) as silent:
+        with pytest.raises(DriverError) as refused:
+            await SunspecMeterReader(call_timeout_s=0.3).discover_meter("127.0.0.1", silent.port, 1)
+    assert refused.value.code == "DEVICE_TIMEOUT"
+    assert "did not answer within 0.3 s" in refused.value.message
+
+
+async def test_one_meter_failing_does_not_stop_the_others(
+    api: Api, container: Container, peer: SunspecPeer
+) -> None:
+    caller = await api.caller(Environment.LIVE)
+    meters = container.site_meters
+    await meters.commission(caller.account_id, "user-1", "127.0.0.1", peer.port)
+    async with SunspecPeer([(1, METER_COMMON), meter(202, 0, 0)]) as gone:
+        await meters.commission(caller.account_id, "user-2", "127.0.0.1", gone.port)
+    await peer.set(203, "W", -31000)
+    api.clock.advance(meters.interval.total_seconds() + 1)
+    next_pass = await container.state_poller.run_pass()
+    assert next_pass == api.clock.now() + meters.interval
+    assert _kw(await _site(api, caller)) == -3.1
+    assert _kw(await _site(api, caller, "user-2")) == 0.0, "the reading at commissioning"
 
 
 async def test_a_meter_of_another_site_is_refused(

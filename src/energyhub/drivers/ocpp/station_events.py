@@ -1,17 +1,27 @@
 """What a station needs around it: the version-specific link a charger is connected by, and
-the central system's side that stores and awaits what stations report. Generic over the
-station type, so the `Transactions` mixin needs no import of `Station`."""
+the central system's side that stores and awaits what stations report, and the error of a
+call the charger does not implement. Generic over the station type, so the mixins
+(`Transactions`, `StrategyProfiles`) need no import of `Station`."""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Mapping
 from typing import Any, Protocol, TypeVar
 
+from energyhub.domain.errors import DeviceRejected
+from energyhub.domain.readings import DriverError
 from energyhub.domain.sessions import ChargingSession
 from energyhub.drivers.ocpp.mapping import ConfigWrite, Discovery, Limit
 from energyhub.drivers.ocpp.profiles import ProfileSchedule
 
 S = TypeVar("S", contravariant=True)
+
+
+class CallNotSupported(DriverError):
+    """The charger does not implement a call (OCPP `NotImplemented` / `NotSupported`)."""
+
+    def __init__(self, message: str, details: dict[str, Any]) -> None:
+        super().__init__(DeviceRejected.code, message, retryable=False, details=details)
 
 
 class ChargerLink(Protocol):

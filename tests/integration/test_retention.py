@@ -14,7 +14,7 @@ from energyhub.adapters.prometheus import PrometheusMetrics
 from energyhub.bootstrap import Container
 from energyhub.domain.accounts import Account
 from energyhub.domain.clock import FakeClock
-from energyhub.domain.retention import PrunedKind
+from energyhub.domain.retention import PrunedBatch, PrunedKind
 from energyhub.persistence.retention import SqlHistoryPruner
 from energyhub.persistence.tables import (
     actions,
@@ -41,11 +41,16 @@ class CountingPruner:
         self.batches: list[tuple[PrunedKind, int]] = []
 
     async def prune_batch(
-        self, kind: PrunedKind, before: datetime, now: datetime, limit: int
-    ) -> int:
-        count = await self.pruner.prune_batch(kind, before, now, limit)
-        self.batches.append((kind, count))
-        return count
+        self,
+        kind: PrunedKind,
+        before: datetime,
+        now: datetime,
+        limit: int,
+        since: datetime | None = None,
+    ) -> PrunedBatch:
+        batch = await self.pruner.prune_batch(kind, before, now, limit, since)
+        self.batches.append((kind, batch.count))
+        return batch
 
 
 async def _device_and_endpoint(container: Container) -> None:
@@ -273,9 +278,14 @@ async def test_the_oldest_are_pruned_first(container: Container, clock: FakeCloc
     ]
     await _insert(container, webhook_deliveries, rows)
     pruner = SqlHistoryPruner(container.engine)
+    before = START - timedelta(days=90)
 
-    assert await pruner.prune_batch(PrunedKind.DELIVERIES, START - timedelta(90), START, 2) == 2
+    batch = await pruner.prune_batch(PrunedKind.DELIVERIES, before, START, 2)
 
+    assert batch == PrunedBatch(2, OLD - timedelta(days=3))
+    assert await _ids(container, webhook_deliveries) == {"d_1", "d_2"}
+    resumed = await pruner.prune_batch(PrunedKind.DELIVERIES, before, START, 2, OLD)
+    assert resumed == PrunedBatch(0, None)  # none from OLD on: d_1 and d_2 are older
     assert await _ids(container, webhook_deliveries) == {"d_1", "d_2"}
 
 

@@ -4,6 +4,7 @@ devices, schedules and everything still in play are kept."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
 
@@ -19,6 +20,15 @@ class PrunedKind(StrEnum):
 
 
 DEFAULT_RETENTION_DAYS = 90
+
+
+@dataclass(frozen=True, slots=True)
+class PrunedBatch:
+    """What one batch deleted: how many rows, and the newest of their times (where the next
+    batch of the pass goes on from; None when it deleted nothing)."""
+
+    count: int
+    through: datetime | None
 
 
 def retention_cutoff(now: datetime, days: int) -> datetime | None:

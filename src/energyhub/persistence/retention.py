@@ -18,7 +18,6 @@ from sqlalchemy import (
     ARRAY,
     Boolean,
     ColumnElement,
-    Delete,
     Integer,
     Table,
     any_,
@@ -31,12 +30,13 @@ from sqlalchemy import (
     select,
 )
 from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.sql.dml import ReturningDelete
 
 from energyhub.domain.actions import TERMINAL_STATES
-from energyhub.domain.retention import PrunedKind
+from energyhub.domain.retention import PrunedBatch, PrunedKind
 from energyhub.domain.webhooks import DeliveryStatus
 from energyhub.persistence.tables import actions, device_samples, webhook_deliveries, webhook_events
-from energyhub.persistence.types import UTCDateTime
+from energyhub.persistence.types import UTCDateTime, aware
 
 BEFORE = bindparam("before", type_=UTCDateTime())
 # literal values, not parameters: PostgreSQL then proves the partial index on the ended
@@ -87,17 +87,22 @@ PRUNABLE: dict[PrunedKind, tuple[Table, ColumnElement[datetime], list[ColumnElem
 }
 
 
-def prune_statement(kind: PrunedKind, postgres: bool) -> Delete:
-    """One batch of `kind`: parameters `before`, `now` and `limit`."""
+def prune_statement(
+    kind: PrunedKind, postgres: bool, *, resumed: bool = False
+) -> ReturningDelete[datetime]:
+    """One batch of `kind`, returning the deleted rows' times: parameters `before`, `now`,
+    `limit`, and when `resumed` `since` (rows from that time on: the previous batch's
+    newest, so a batch does not walk again over the index entries the others deleted)."""
     table, time, prunable = PRUNABLE[kind]
-    batch = select(table.c.pk).where(*prunable).order_by(time).limit(bindparam("limit"))
+    where = [*prunable, time >= bindparam("since", type_=UTCDateTime())] if resumed else prunable
+    batch = select(table.c.pk).where(*where).order_by(time).limit(bindparam("limit"))
     if not postgres:
-        return delete(table).where(table.c.pk.in_(batch))
+        return delete(table).where(table.c.pk.in_(batch)).returning(time)
     # `pk = ANY(<the batch as one array>)`: the array is made once, then each row is found
     # by its primary key; `pk IN (subquery)` may be planned as a join that scans the table
     locked = batch.with_for_update(skip_locked=True).subquery("batch")
     pks = cast(select(func.array_agg(locked.c.pk)).scalar_subquery(), ARRAY(Integer))
-    return delete(table).where(table.c.pk == any_(pks))
+    return delete(table).where(table.c.pk == any_(pks)).returning(time)
 
 
 class SqlHistoryPruner:
@@ -106,13 +111,22 @@ class SqlHistoryPruner:
     def __init__(self, engine: AsyncEngine) -> None:
         self._engine = engine
         postgres = engine.dialect.name == "postgresql"
-        self._statements = {kind: prune_statement(kind, postgres) for kind in PrunedKind}
+        self._statements = {
+            (kind, resumed): prune_statement(kind, postgres, resumed=resumed)
+            for kind in PrunedKind
+            for resumed in (False, True)
+        }
 
     async def prune_batch(
-        self, kind: PrunedKind, before: datetime, now: datetime, limit: int
-    ) -> int:
+        self,
+        kind: PrunedKind,
+        before: datetime,
+        now: datetime,
+        limit: int,
+        since: datetime | None = None,
+    ) -> PrunedBatch:
+        params = {"before": before, "now": now, "limit": limit, "since": since}
         async with self._engine.begin() as connection:
-            result = await connection.execute(
-                self._statements[kind], {"before": before, "now": now, "limit": limit}
-            )
-        return int(result.rowcount)
+            result = await connection.execute(self._statements[kind, since is not None], params)
+            times = [aware(t) for t in result.scalars()]
+        return PrunedBatch(len(times), max(times, default=None))

@@ -6,14 +6,19 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Protocol
 
-from energyhub.domain.retention import PrunedKind
+from energyhub.domain.retention import PrunedBatch, PrunedKind
 
 
 class HistoryPruner(Protocol):
     async def prune_batch(
-        self, kind: PrunedKind, before: datetime, now: datetime, limit: int
-    ) -> int:
+        self,
+        kind: PrunedKind,
+        before: datetime,
+        now: datetime,
+        limit: int,
+        since: datetime | None = None,
+    ) -> PrunedBatch:
         """Deletes, in one transaction of its own, up to `limit` rows of `kind`, oldest
-        first, whose times are all before `before` and that nothing still needs at `now`;
-        returns how many it deleted (fewer than `limit`: none is left for now)."""
+        first (from `since` on, when given), whose times are all before `before` and that
+        nothing still needs at `now` (fewer than `limit`: none is left for now)."""
         ...

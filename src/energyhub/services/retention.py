@@ -57,15 +57,19 @@ class Retention:
         if before is None:
             return pruned
         for kind in PrunedKind:
+            since = None  # each batch goes on from the previous one's newest row
             while True:
                 started = self._timer()
-                count = await self._pruner.prune_batch(kind, before, self._clock.now(), self._batch)
+                batch = await self._pruner.prune_batch(
+                    kind, before, self._clock.now(), self._batch, since
+                )
                 took = self._timer() - started
-                if count:
-                    pruned[kind] += count
-                    self.metrics.pruned(kind.value, count)
-                if count < self._batch:
+                if batch.count:
+                    pruned[kind] += batch.count
+                    self.metrics.pruned(kind.value, batch.count)
+                if batch.count < self._batch:
                     break
+                since = batch.through
                 await asyncio.sleep(took * self._rest_ratio)  # the database's turn for others
         if any(pruned.values()):
             log.info(

@@ -24,6 +24,7 @@ from energyhub.domain.events import OutboxEvent
 from energyhub.domain.history import StateSample
 from energyhub.domain.pushes import PushPlan
 from energyhub.domain.readings import CommandReceipt, CommandRequest, DeviceReading, DriverError
+from energyhub.domain.retention import PrunedBatch
 from energyhub.domain.sandbox_profiles import new_sandbox_device, profile_for
 from energyhub.domain.webhooks import DeliveryStatus
 from energyhub.ports.webhooks import AttemptOutcome, WebhookRequest
@@ -550,12 +551,21 @@ class FakeHistoryPruner:
     def __init__(self, rows: Sequence[tuple[str, datetime, bool]] = ()) -> None:
         self.rows = list(rows)
         self.batches: list[tuple[str, int]] = []
+        self.since: list[datetime | None] = []
 
-    async def prune_batch(self, kind: str, before: datetime, now: datetime, limit: int) -> int:
+    async def prune_batch(
+        self, kind: str, before: datetime, now: datetime, limit: int, since: datetime | None = None
+    ) -> PrunedBatch:
         old = sorted(
-            (r for r in self.rows if r[0] == kind and r[2] and r[1] < before), key=lambda r: r[1]
+            (
+                r
+                for r in self.rows
+                if r[0] == kind and r[2] and r[1] < before and (since is None or r[1] >= since)
+            ),
+            key=lambda r: r[1],
         )[:limit]
         for row in old:
             self.rows.remove(row)
         self.batches.append((kind, len(old)))
-        return len(old)
+        self.since.append(since)
+        return PrunedBatch(len(old), max((r[1] for r in old), default=None))

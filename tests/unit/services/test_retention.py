@@ -44,6 +44,8 @@ async def test_every_kind_is_pruned_in_batches_and_counted() -> None:
 
     assert pruned == dict.fromkeys(PrunedKind, 3)
     assert pruner.batches == [(k.value, n) for k in PrunedKind for n in (2, 1)]
+    # each kind starts from the oldest, then goes on from the batch before's newest row
+    assert pruner.since == [None, OLD - timedelta(minutes=1)] * len(PrunedKind)
     assert metrics.pruned_rows == [(k.value, n) for k in PrunedKind for n in (2, 1)]
     assert len(pruner.rows) == 2  # in play, and recent
 

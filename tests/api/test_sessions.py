@@ -18,7 +18,16 @@ from tests.support import Api, Caller
 # The fake clock starts at 2026-11-20 12:00Z; a sandbox charger's default program charges
 # the plugged-in car in the evening (18:00-22:00 UTC), so no session runs at noon.
 NOON = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
-SESSION_KEYS = {"id", "status", "startedAt", "endedAt", "energyDelivered", "measurement"}
+SESSION_KEYS = {
+    "id",
+    "status",
+    "startedAt",
+    "endedAt",
+    "energyDelivered",
+    "measurement",
+    "cost",  # null: no charging strategy ran (see test_strategy_runner for the others)
+    "energyFromSurplus",
+}
 
 
 async def _charger(api: Api, profile: str | None = None) -> tuple[Caller, dict[str, Any]]:
@@ -62,6 +71,7 @@ async def test_default_window_is_the_last_30_days_newest_first(api: Api) -> None
     assert keys == sorted(keys, reverse=True)
     for item in items:
         assert SESSION_KEYS <= set(item) <= SESSION_KEYS | {"endReason"}
+        assert (item["cost"], item["energyFromSurplus"]) == (None, None)
         assert item["status"] == "completed"
         assert item["energyDelivered"]["unit"] == "kwh"
         assert item["energyDelivered"]["value"] >= 0

@@ -7,6 +7,9 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import pytest
+
+from energyhub.domain.session_costs import WRITE_STEP_KWH
 from energyhub.services.strategy_runner import TickReport
 from tests.support import Api, Caller
 
@@ -185,3 +188,48 @@ async def test_another_command_ends_the_strategy_and_its_run(api: Api) -> None:
         assert await tx.strategy_runs.get(charger) is None
     plan = await _plan(api, caller, charger)
     assert (plan["strategy"], plan["status"], plan["steering"]) == (None, "not_running", None)
+
+
+async def _sessions(api: Api, caller: Caller, charger_id: str) -> list[dict[str, Any]]:
+    response = await api.get(
+        caller, f"/ev-charger/{charger_id}/sessions", **{"from": "2026-11-19T00:00:00Z"}
+    )
+    assert response.status_code == 200, response.text
+    items: list[dict[str, Any]] = response.json()["data"]["items"]
+    return items
+
+
+async def test_a_session_under_the_tariff_strategy_carries_its_cost(api: Api) -> None:
+    caller, charger = await _setup(api, "auto.charge_tariff", goal_kwh=22)
+    for hour in (12, 23, 0.5, 2, 3.5, 5, 5.5):  # the runner's looks through the night
+        day = 20 if hour >= 12 else 21
+        api.clock.set(datetime(2026, 11, day, int(hour), int(hour % 1 * 60), tzinfo=UTC))
+        await _tick(api)
+    response = await api.client.post(
+        f"/sandbox/devices/{charger}/simulate", json={"pluggedIn": False}, headers=caller.headers
+    )
+    assert response.status_code == 200, response.text
+    await _tick(api)  # the car left: the session's ledger closes
+    [session] = [s for s in await _sessions(api, caller, charger) if s["cost"] is not None]
+    assert session["status"] == "completed"
+    assert session["energyDelivered"] == {"value": 22.0, "unit": "kwh"}
+    # every kWh came from the grid in the 0.12 EUR/kWh night (the simulated sun is down)
+    assert session["cost"] == {"value": 2.64, "currency": "EUR"}
+    assert session["energyFromSurplus"] == {"value": 0.0, "unit": "kwh"}
+    earlier = [s for s in await _sessions(api, caller, charger) if s["id"] != session["id"]]
+    assert all(s["cost"] is None and s["energyFromSurplus"] is None for s in earlier)
+
+
+async def test_a_session_on_surplus_counts_its_energy_from_the_surplus(api: Api) -> None:
+    caller, charger = await _setup(api, "auto.charge_surplus_only")
+    for _ in range(67):  # ten minutes of readings every 10 s at 5 kW of export
+        api.clock.advance(10)
+        await _reading(api, caller, -5.0)
+        await _tick(api)
+    [session] = [s for s in await _sessions(api, caller, charger) if s["status"] == "active"]
+    # charging from 60 s on at 4.83 kW, all of it surplus: no export tariff, so it cost 0
+    assert session["energyFromSurplus"]["value"] == pytest.approx(
+        session["energyDelivered"]["value"], abs=WRITE_STEP_KWH
+    )
+    assert session["energyFromSurplus"]["value"] > 0.4
+    assert session["cost"] == {"value": 0.0, "currency": "EUR"}

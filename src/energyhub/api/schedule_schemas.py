@@ -176,12 +176,17 @@ class ScheduleRecord(BaseModel):
     updatedAt: str
     nextFireAt: str | None = Field(description="UTC start of the next occurrence; null once done.")
     skipped: list[SkippedOccurrence] = Field(
-        description="Occurrences that could not be placed (newest 100), beyond the spec."
+        description="Occurrences that could not be placed (newest 100)."
     )
 
 
+class SessionCost(BaseModel):
+    value: float
+    currency: str
+
+
 class ChargingSession(BaseModel):
-    """Spec 2.6: `endedAt` and `endReason` are absent while active (and `endReason` when
+    """`endedAt` and `endReason` are absent while active (and `endReason` when
     the charger gave none)."""
 
     id: str
@@ -193,6 +198,17 @@ class ChargingSession(BaseModel):
     endReason: (
         Literal["unplugged", "vehicle_finished", "stopped", "power_lost", "fault", "unknown"] | None
     ) = None
+    cost: SessionCost | None = Field(
+        default=None,
+        description="What the session cost while a charging strategy ran: grid energy at "
+        "the import price in force, surplus energy at the export price (what exporting it "
+        "would have earned). null when no strategy ran, or the site has no tariff.",
+    )
+    energyFromSurplus: QuantityOut | None = Field(
+        default=None,
+        description="The part of the energy charged while a strategy ran that came from "
+        "the site's surplus; null when no strategy ran.",
+    )
 
 
 class SessionWindowOut(BaseModel):

@@ -15,6 +15,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from energyhub.domain.planning.steering import ChargingSchedule, PowerStep
+from energyhub.domain.session_costs import SessionLedger
 
 ENERGY_STEP_KWH = 0.5
 SURPLUS_HOLD = timedelta(minutes=15)
@@ -38,6 +39,8 @@ class StrategyRun:
     steering: dict[str, Any] | None
     next_plan_at: datetime
     updated_at: datetime
+    ledger: SessionLedger | None = None
+    """The open session's cost so far."""
 
 
 def inputs_key(

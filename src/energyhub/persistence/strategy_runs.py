@@ -4,6 +4,7 @@ strategy runner."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import and_, delete, select, tuple_
@@ -15,10 +16,11 @@ from energyhub.domain.accounts import Environment
 from energyhub.domain.devices import Device
 from energyhub.domain.goals import STRATEGIES
 from energyhub.domain.planning.steering import ChargingSchedule
+from energyhub.domain.session_costs import SessionLedger
 from energyhub.domain.strategy_runs import StrategyRun
 from energyhub.persistence.devices import device_from_row
 from energyhub.persistence.sites import site_from_row
-from energyhub.persistence.tables import devices, sites, strategy_runs
+from energyhub.persistence.tables import devices, session_costs, sites, strategy_runs
 from energyhub.persistence.types import aware
 from energyhub.ports.storage import StoredSite
 
@@ -47,9 +49,7 @@ class SqlStrategyRunRepository:
         query = (
             select(*_RUN_COLUMNS)
             .select_from(strategy_runs.join(devices, devices.c.id == strategy_runs.c.device_id))
-            .where(
-                devices.c.mode_command.is_(None) | devices.c.mode_command.not_in(STRATEGIES)
-            )
+            .where(devices.c.mode_command.is_(None) | devices.c.mode_command.not_in(STRATEGIES))
         )
         rows = (await self._c.execute(query)).mappings().all()
         return [run for row in rows if (run := _run(row)) is not None]
@@ -87,6 +87,48 @@ class SqlStrategyRunRepository:
             .on_conflict_do_update(index_elements=["device_id"], set_=values)
         )
 
+    async def keep_costs(self, device_id: str, ledgers: Sequence[SessionLedger]) -> None:
+        """Closed ledgers, kept for the sessions they lie in."""
+        rows = [
+            {
+                "device_id": device_id,
+                "started_at": ledger.started_at,
+                "ended_at": ledger.ended_at or ledger.updated_at,
+                "grid_kwh": ledger.grid_kwh,
+                "surplus_kwh": ledger.surplus_kwh,
+                "cost": ledger.cost,
+                "currency": ledger.currency,
+            }
+            for ledger in ledgers
+        ]
+        if rows:
+            await self._c.execute(session_costs.insert(), rows)
+
+    async def costs_of(self, device_id: str, since: datetime) -> list[SessionLedger]:
+        """The device's ledgers (closed, then the open one) from `since` on, oldest first."""
+        query = (
+            select(session_costs)
+            .where(session_costs.c.device_id == device_id, session_costs.c.ended_at >= since)
+            .order_by(session_costs.c.started_at)
+        )
+        found = [
+            SessionLedger(
+                aware(row.started_at),
+                aware(row.ended_at),
+                0.0,
+                row.grid_kwh,
+                row.surplus_kwh,
+                row.cost,
+                row.currency,
+                aware(row.ended_at),
+            )
+            for row in (await self._c.execute(query)).all()
+        ]
+        run = await self.get(device_id)
+        if run is not None and run.ledger is not None:
+            found.append(run.ledger)
+        return found
+
     async def remove(self, device_ids: Sequence[str]) -> None:
         if device_ids:
             await self._c.execute(
@@ -103,6 +145,7 @@ def _values(run: StrategyRun) -> dict[str, Any]:
         "steering": run.steering,
         "next_plan_at": run.next_plan_at,
         "updated_at": run.updated_at,
+        "ledger": None if run.ledger is None else run.ledger.to_json(),
     }
 
 
@@ -119,4 +162,5 @@ def _run(row: Any) -> StrategyRun | None:
         steering=row["run_steering"],
         next_plan_at=aware(row["run_next_plan_at"]),
         updated_at=aware(row["run_updated_at"]),
+        ledger=None if row["run_ledger"] is None else SessionLedger.from_json(row["run_ledger"]),
     )

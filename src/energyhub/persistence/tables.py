@@ -13,6 +13,7 @@ from sqlalchemy import (
     String,
     Table,
     UniqueConstraint,
+    text,
 )
 
 from energyhub.persistence.types import JsonDocument, UTCDateTime
@@ -101,6 +102,7 @@ devices = Table(
     Column("updated_at", UTCDateTime(), nullable=False),
     Index(None, "account_id", "environment", "type", "created_at"),
     Index(None, "account_id", "environment", "user_id"),
+    Index(None, "account_id", "environment", "type", "pk"),  # lists by key (0015)
 )
 
 vehicles = Table(
@@ -155,8 +157,29 @@ actions = Table(
     Column("restore", JsonDocument, nullable=True),  # the mode a window restores at its end
     Column("simulated_failure", String(60), nullable=True),
     Column("schedule_id", String(40), nullable=True, index=True),  # an occurrence's schedule
-    Index(None, "device_id", "state"),
     Index(None, "account_id", "environment", "pk"),
+    # migration 0015: every list filter, the in-play check, the next-due poll, pruning
+    Index(None, "device_id", "state", "pk"),
+    Index(None, "device_id", "pk"),
+    Index(None, "account_id", "environment", "state", "pk"),
+    Index(
+        "ix_actions_device_id_end_completed",
+        "device_id",
+        "end",
+        postgresql_where=text("state = 'completed'"),
+        sqlite_where=text("state = 'completed'"),
+    ),
+    Index(
+        "ix_actions_lease_until",
+        "lease_until",
+        postgresql_where=text("lease_until IS NOT NULL"),
+        sqlite_where=text("lease_until IS NOT NULL"),
+    ),
+    Index(
+        "ix_actions_created_at",
+        "created_at",
+        postgresql_where=text("state IN ('cancelled', 'completed', 'failed')"),
+    ),
 )
 
 # --- webhooks (spec 6, CONTRACT 9) ---------------------------------------------------------
@@ -195,6 +218,13 @@ webhook_events = Table(
     Column("deliver_after", UTCDateTime(), nullable=False),
     Column("fanned_out_at", UTCDateTime(), nullable=True),
     Index(None, "fanned_out_at", "deliver_after"),
+    Index(  # migration 0015: the next-due poll, and pruning
+        "ix_webhook_events_deliver_after_unfanned",
+        "deliver_after",
+        postgresql_where=text("fanned_out_at IS NULL"),
+        sqlite_where=text("fanned_out_at IS NULL"),
+    ),
+    Index(None, "occurred_at"),
 )
 
 webhook_deliveries = Table(
@@ -218,6 +248,17 @@ webhook_deliveries = Table(
     Column("response_body", String(), nullable=True),  # the latest answer's start
     UniqueConstraint("event_id", "endpoint_id"),
     Index(None, "account_id", "environment", "pk"),
+    # migration 0015: every list filter, the next-due poll, pruning
+    Index(None, "endpoint_id", "pk"),
+    Index(None, "endpoint_id", "status", "pk"),
+    Index(None, "account_id", "environment", "status", "pk"),
+    Index(
+        "ix_webhook_deliveries_lease_until",
+        "lease_until",
+        postgresql_where=text("lease_until IS NOT NULL"),
+        sqlite_where=text("lease_until IS NOT NULL"),
+    ),
+    Index(None, "created_at"),
 )
 
 # --- charging sessions (spec 2.6, 4.8, CONTRACT 6) -----------------------------------------
@@ -377,6 +418,7 @@ device_samples = Table(
     Column("level", Float, nullable=True),  # percent (batteries)
     Column("power_kw", Float, nullable=True),  # charge rate or charging power
     Index(None, "device_id", "at"),
+    Index(None, "at"),  # pruning by age (migration 0015)
 )
 
 # --- sites (strategies): one per user, with its tariff and newest meter reading ------------
@@ -407,4 +449,43 @@ strategy_runs = Table(
     Column("steering", JsonDocument, nullable=True),  # {state, message, at}: how it went
     Column("next_plan_at", UTCDateTime(), nullable=False),
     Column("updated_at", UTCDateTime(), nullable=False),
+    Column("ledger", JsonDocument, nullable=True),  # the open session's cost (0016)
+)
+
+# --- session costs: closed ledgers of sessions charged under a strategy (0016) ------------
+session_costs = Table(
+    "session_costs",
+    metadata,
+    Column("pk", Integer, primary_key=True, autoincrement=True),
+    Column("device_id", String(40), ForeignKey("devices.id", ondelete="CASCADE"), nullable=False),
+    Column("started_at", UTCDateTime(), nullable=False),
+    Column("ended_at", UTCDateTime(), nullable=False),
+    Column("grid_kwh", Float, nullable=False),
+    Column("surplus_kwh", Float, nullable=False),
+    Column("cost", Float, nullable=False),
+    Column("currency", String(3), nullable=True),
+    Index(None, "device_id", "started_at"),
+)
+
+# --- site meters: a site's SunSpec grid meter, polled for its readings (0017) --------------
+site_meters = Table(
+    "site_meters",
+    metadata,
+    Column("pk", Integer, primary_key=True, autoincrement=True),
+    Column("account_id", String(40), ForeignKey("accounts.id"), nullable=False),
+    Column("environment", String(10), nullable=False),
+    Column("user_id", String(200), nullable=False),
+    Column("host", String(255), nullable=False),
+    Column("port", Integer, nullable=False),
+    Column("unit_id", Integer, nullable=False),
+    Column("model_id", Integer, nullable=False),  # 201-204
+    Column("model_address", Integer, nullable=False),  # its `ID` register
+    Column("model_length", Integer, nullable=False),  # its `L`
+    Column("manufacturer", String(100), nullable=False),
+    Column("model", String(100), nullable=False),
+    Column("serial", String(100), nullable=False),
+    Column("commissioned_at", UTCDateTime(), nullable=False),
+    Column("polled_at", UTCDateTime(), nullable=True, index=True),
+    UniqueConstraint("account_id", "environment", "user_id"),
+    UniqueConstraint("host", "port", "unit_id"),
 )

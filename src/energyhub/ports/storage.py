@@ -20,6 +20,7 @@ from energyhub.domain.history import StateSample
 from energyhub.domain.linking import LinkedAccount, LinkSession
 from energyhub.domain.pushes import PushPlan
 from energyhub.domain.schedules import ScheduleState
+from energyhub.domain.session_costs import SessionLedger
 from energyhub.domain.sessions import ChargingSession, SessionPage, SessionQuery
 from energyhub.domain.strategy_runs import StrategyRun
 from energyhub.domain.versions import ApiVersion
@@ -278,6 +279,8 @@ class StrategyRunRepository(Protocol):
     ) -> dict[tuple[str, Environment, str], StoredSite]: ...
     async def save(self, run: StrategyRun) -> None: ...
     async def remove(self, device_ids: Sequence[str]) -> None: ...
+    async def keep_costs(self, device_id: str, ledgers: Sequence[SessionLedger]) -> None: ...
+    async def costs_of(self, device_id: str, since: datetime) -> list[SessionLedger]: ...
 
 
 class SampleRepository(Protocol):

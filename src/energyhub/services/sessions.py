@@ -5,7 +5,7 @@ sessions in SQL, so a page cut from an echoed window stays put while new session
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
 from energyhub.domain.accounts import Principal
@@ -13,6 +13,7 @@ from energyhub.domain.capabilities import DeviceType
 from energyhub.domain.clock import Clock
 from energyhub.domain.devices import Device
 from energyhub.domain.errors import InvalidRequest, SessionsNotSupported
+from energyhub.domain.session_costs import SessionLedger, matching
 from energyhub.domain.sessions import (
     ChargingSession,
     SessionPage,
@@ -21,7 +22,7 @@ from energyhub.domain.sessions import (
     SessionWindow,
 )
 from energyhub.ports.devices import SessionSource
-from energyhub.ports.storage import UnitOfWorkFactory
+from energyhub.ports.storage import UnitOfWork, UnitOfWorkFactory
 from energyhub.services.devices import visible_device
 
 HISTORY_REACH = timedelta(days=31)
@@ -34,6 +35,8 @@ _POINT = timedelta(microseconds=1)
 class SessionListing:
     window: SessionWindow
     page: SessionPage
+    costs: Mapping[str, SessionLedger] = field(default_factory=dict)
+    """By session id: what the sessions charged under a strategy cost."""
 
 
 class SessionService:
@@ -80,7 +83,19 @@ class SessionService:
                 known = await tx.sessions.get_many([s.id for s in reported])
                 await tx.sessions.upsert(_changed(reported, known), now)
             page = await tx.sessions.page(device.id, query)
-        return SessionListing(window, page)
+            costs = await _costs(tx, device.id, page.items)
+        return SessionListing(window, page, costs)
+
+
+async def _costs(
+    tx: UnitOfWork, device_id: str, sessions: Sequence[ChargingSession]
+) -> dict[str, SessionLedger]:
+    if not sessions:
+        return {}
+    since = min(s.started_at for s in sessions)
+    ledgers = await tx.strategy_runs.costs_of(device_id, since)
+    found = {s.id: matching(ledgers, s) for s in sessions}
+    return {sid: ledger for sid, ledger in found.items() if ledger is not None}
 
 
 def _reported(

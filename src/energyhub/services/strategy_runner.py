@@ -21,7 +21,7 @@ from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from energyhub.domain import sandbox_site
+from energyhub.domain import sandbox_site, session_costs
 from energyhub.domain.accounts import Environment
 from energyhub.domain.clock import Clock, isoformat_utc
 from energyhub.domain.devices import Device, Vehicle
@@ -34,6 +34,7 @@ from energyhub.domain.planning.steering import (
 )
 from energyhub.domain.planning.surplus import SurplusController, SurplusSettings, surplus_kw
 from energyhub.domain.readings import DriverError
+from energyhub.domain.session_costs import SessionLedger
 from energyhub.domain.sites import tariff_from_json
 from energyhub.domain.strategy_runs import (
     SURPLUS_HOLD,
@@ -89,8 +90,7 @@ class _Outcome:
     run: StrategyRun
     sim: dict[str, Any] | None = None
     state: dict[str, Any] | None = None
-    changed: bool = False
-    notes: list[str] = field(default_factory=list)
+    closed: list[SessionLedger] = field(default_factory=list)
 
 
 class StrategyRunner:
@@ -134,9 +134,13 @@ class StrategyRunner:
                 outcomes.append(outcome)
         if outcomes or ended:
             async with self._uow() as tx:
+                for run in ended:
+                    closed = session_costs.close(run.ledger, now)
+                    await tx.strategy_runs.keep_costs(run.device_id, [closed] if closed else [])
                 await tx.strategy_runs.remove([r.device_id for r in ended])
                 for outcome in outcomes:
                     await tx.strategy_runs.save(outcome.run)
+                    await tx.strategy_runs.keep_costs(outcome.run.device_id, outcome.closed)
                     if outcome.sim is not None:
                         values: dict[str, Any] = {"sim": outcome.sim, "updated_at": now}
                         if outcome.state is not None:
@@ -212,7 +216,19 @@ class StrategyRunner:
         previous = None if run is None else run.schedule
         expiring = previous is not None and previous.end - now < SURPLUS_HOLD / 2
         send = run is None or expiring or not same_limits(previous, schedule, now)
-        if not send and not replanned and run is not None and run.plan.get("status") == status:
+        counted = session_costs.count(
+            None if run is None else run.ledger,
+            at=now,
+            plugged_in=plugged,
+            session_kwh=delivered,
+            charger_kw=_power(inputs.state),
+            grid_kw=inputs.grid_kw,
+            tariff=inputs.site.tariff,
+            tz=inputs.site.timezone,
+            drawn=previous,
+        )
+        unchanged = run is not None and run.plan.get("status") == status
+        if not (send or replanned or counted.changed) and unchanged:
             return None
         outcome = _Outcome(
             StrategyRun(
@@ -226,7 +242,9 @@ class StrategyRunner:
                 if replanned
                 else (run.next_plan_at if run is not None else now),
                 updated_at=now,
-            )
+                ledger=counted.ledger,
+            ),
+            closed=[counted.closed] if counted.closed is not None else [],
         )
         if send:
             await self._steer(inputs, schedule, now, outcome, report)

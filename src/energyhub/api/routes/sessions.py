@@ -14,6 +14,7 @@ from energyhub.api.routes.devices import DeviceId, Limit, Offset
 from energyhub.api.routes.docs import errors
 from energyhub.api.schedule_schemas import SessionsPage
 from energyhub.api.schemas import Envelope, IsoDateTime
+from energyhub.domain.session_costs import cost_fields
 from energyhub.domain.sessions import SessionStatus, session_body
 
 router = APIRouter()
@@ -33,6 +34,8 @@ WindowEnd = Annotated[
     response_model=Envelope[SessionsPage],
     responses=errors(422),
     tags=["ev-chargers"],
+    operation_id="listChargingSessions",
+    summary="List an EV charger's charging sessions",
 )
 async def list_sessions(
     services: Services,
@@ -58,7 +61,9 @@ async def list_sessions(
         offset,
     )
     data = {
-        "items": [session_body(s) for s in listing.page.items],
+        "items": [
+            {**session_body(s), **cost_fields(listing.costs.get(s.id))} for s in listing.page.items
+        ],
         "pagination": pagination(offset, limit, listing.page.total),
         "window": listing.window.to_json(),
     }

@@ -51,8 +51,8 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _US = timedelta(microseconds=1)
 _SCAN_STEP = timedelta(minutes=1)  # daily programs have no charging run shorter than this
 _LONGEST_CHARGE = timedelta(days=8)  # `charge` fills a 75 kWh car at >= 1.4 kW within this
-_STEP_COMMANDS = ("charge", "idle")
-_PLUGGED_UNDER_STRATEGY = timedelta(days=3650)  # until a command or an unplug ends it  # the simulator's non-daily commands
+_STEP_COMMANDS = ("charge", "idle")  # the simulator's non-daily commands
+_PLUGGED_UNDER_STRATEGY = timedelta(days=3650)  # until a command or an unplug ends it
 
 _R = EndReason
 _REASONS: tuple[EndReason | None, ...] = (
@@ -83,9 +83,10 @@ class SandboxCharger:
         return cls(device.id, profile, device.created_at, anchor, hold, Steered.of(device.sim))
 
     def state_at(self, anchor: SimAnchor | None, t: datetime) -> dict[str, Any]:
-        """The simulator's state at `t` under `anchor`, with the hold from its time on and
-        the strategy's schedule (which applies only under the strategy it was sent for)."""
-        hold = self.hold if self.hold is not None and t >= ensure_utc(self.hold.at) else None
+        """The simulator's state at `t` under `anchor`, with the hold after its time (a
+        session the hold ends keeps what it had at that instant) and the strategy's
+        schedule (which applies only under the strategy it was sent for)."""
+        hold = self.hold if self.hold is not None and t > ensure_utc(self.hold.at) else None
         return charger_state(self.profile, anchor, t, hold, self.steered)
 
     @property
@@ -313,11 +314,14 @@ def _energy(charger: SandboxCharger, plan: _Plan, t: datetime) -> float:
     total = 0.0
     for piece in plan.pieces:
         if piece.start < t:
-            start = piece.anchor is not None and piece.anchor.command in STRATEGIES
-            if start and charger.hold is not None and piece.start == ensure_utc(charger.hold.at):
-                before = 0.0  # plugged in again: the session starts empty
+            anchor = piece.anchor
+            if anchor is not None and anchor.command in STRATEGIES:
+                # the schedule is known from its last sending on: a strategy's session starts
+                # from the command's energy, or empty when the car was plugged in again
+                pushed = piece.start == ensure_utc(anchor.at)
+                before = anchor.energy_kwh if pushed else 0.0
             else:
-                before = charger.state_at(piece.anchor, piece.start)["sessionEnergy"]
+                before = charger.state_at(anchor, piece.start)["sessionEnergy"]
             total += charger.state_at(piece.anchor, min(t, piece.end))["sessionEnergy"] - before
     return max(0.0, round(total, 3))
 

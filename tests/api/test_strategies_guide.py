@@ -33,7 +33,7 @@ async def test_every_curl_example_of_the_guide_succeeds(api: Api) -> None:
     charger = await api.sandbox_device(caller, "ev-charger", user_id="home-1")
     variables = {"$KEY": caller.key, "$API": "", "$CHARGER_ID": charger["id"]}
     commands = curl_commands(GUIDE.read_text())
-    assert len(commands) == 10
+    assert len(commands) == 11
     for argv in commands:
         method, headers, body, url = "GET", {}, None, ""
         words = iter(argv[1:])

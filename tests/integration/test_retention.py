@@ -6,8 +6,10 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 from datetime import datetime, timedelta
+from pathlib import Path
 from typing import Any
 
+import pytest
 from sqlalchemy import Table, func, insert, select
 
 from energyhub.adapters.prometheus import PrometheusMetrics
@@ -15,7 +17,8 @@ from energyhub.bootstrap import Container
 from energyhub.domain.accounts import Account
 from energyhub.domain.clock import FakeClock
 from energyhub.domain.retention import PrunedBatch, PrunedKind
-from energyhub.persistence.retention import SqlHistoryPruner
+from energyhub.persistence.engine import create_engine, migrate
+from energyhub.persistence.retention import PRUNABLE, SqlHistoryPruner, prune_statement
 from energyhub.persistence.tables import (
     actions,
     charging_sessions,
@@ -319,3 +322,29 @@ async def test_several_pruners_at_once_delete_each_row_once(
     async with container.engine.connect() as connection:
         left = await connection.execute(select(func.count()).select_from(webhook_deliveries))
         assert left.scalar_one() == 0
+
+
+@pytest.mark.parametrize("resumed", [False, True])
+async def test_each_batch_reads_the_index_of_its_time_column(tmp_path: Path, resumed: bool) -> None:
+    """On SQLite (no statistics) too: not another column's index followed by a sort."""
+    engine = create_engine(f"sqlite+aiosqlite:///{tmp_path / 'plan.db'}")
+    try:
+        await migrate(engine)
+        for kind in PrunedKind:
+            compiled = prune_statement(kind, postgres=False, resumed=resumed).compile(
+                dialect=engine.dialect
+            )
+            given = {"before": START, "now": START, "limit": 1000, "since": OLD}
+            args = tuple(given.get(n, compiled.params.get(n)) for n in compiled.positiontup or [])
+            async with engine.connect() as connection:
+                plan = " | ".join(
+                    row[3]
+                    for row in await connection.exec_driver_sql(
+                        f"EXPLAIN QUERY PLAN {compiled.string}", args
+                    )
+                )
+            table, time, _ = PRUNABLE[kind]
+            assert f"INDEX ix_{table.name}_{time.name} " in plan, plan
+            assert "TEMP B-TREE" not in plan, plan
+    finally:
+        await engine.dispose()

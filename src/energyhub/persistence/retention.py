@@ -49,6 +49,7 @@ NOW = bindparam("now", type_=UTCDateTime())
 D, EV, A, S = webhook_deliveries, webhook_events, actions, device_samples
 
 # per kind: the table, the time column that orders the batch, and what makes a row prunable
+# (first the condition on that column: its index's range)
 PRUNABLE: dict[PrunedKind, tuple[Table, ColumnElement[datetime], list[ColumnElement[bool]]]] = {
     PrunedKind.DELIVERIES: (
         D,
@@ -94,6 +95,10 @@ def prune_statement(
     `limit`, and when `resumed` `since` (rows from that time on: the previous batch's
     newest, so a batch does not walk again over the index entries the others deleted)."""
     table, time, prunable = PRUNABLE[kind]
+    if not postgres:
+        # SQLite without statistics takes `column IS NULL` for a selective equality and would
+        # read the batch through that column's index, then sort; `likely()` says it is not
+        prunable = [prunable[0], *(func.likely(c) for c in prunable[1:])]
     where = [*prunable, time >= bindparam("since", type_=UTCDateTime())] if resumed else prunable
     batch = select(table.c.pk).where(*where).order_by(time).limit(bindparam("limit"))
     if not postgres:

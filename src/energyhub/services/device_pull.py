@@ -1,5 +1,5 @@
 """The one pull of a device: ask its driver for its state, then store the reading with what
-every pull keeps (a history sample for hardware, the vehicle a charger sees). Reads, the
+every pull keeps (a history sample, the vehicle a charger sees). Reads, the
 state poller, and the dispatcher's completions and window ends all pull through it."""
 
 from __future__ import annotations
@@ -46,9 +46,10 @@ class DevicePull:
         self, tx: UnitOfWork, device: Device, reading: DeviceReading, now: datetime
     ) -> Vehicle | None:
         """What a pull keeps besides the device's state (stored by the caller): a history
-        sample for hardware, and the vehicle a charger sees. Returns the vehicle it stored."""
-        if reading.available and not self._drivers[device.driver].instant:
-            # hardware has no history to ask for later: keep what each pull saw
+        sample, and the vehicle a charger sees. Returns the vehicle it stored."""
+        if reading.available:
+            # the chart is drawn from what the state was, pull by pull (the sandbox's too:
+            # its commands and holds change what it would compute for the past)
             sample = sample_of(device.type, reading.state, now)
             await tx.samples.add_sample(device.id, sample, now - SAMPLES_KEPT)
         if device.vehicle_id is None or reading.vehicle is None:

@@ -1,8 +1,10 @@
 """A device's state over the last 24 hours, for the dashboard's chart.
 
-Where the driver can say what the device did (the sandbox: its simulator is a function of
-time), the history is computed; devices that talk to hardware have what their pulls
-recorded (`DeviceService` keeps a sample per pull)."""
+The chart is drawn from the samples every pull stored (`DevicePull.keep`), so it shows
+what the device's state was, including what pushed commands and sandbox holds changed, and
+its newest point is the stored state the device page shows beside it. Where the driver can
+compute the past (the sandbox's simulator), the time before the device was added is filled
+with what it would have read then, so a new sandbox device has a day to show."""
 
 from __future__ import annotations
 
@@ -38,9 +40,10 @@ class HistoryService:
             )
             if device is None:
                 raise DeviceNotFound(device_id)
-            source = self._computed.get(device.driver)
-            if source is None:
-                samples = await tx.samples.samples(device_id, start, end)
-        if source is not None:
-            samples = source(device, start, end, SAMPLE_STEP)
+            samples = await tx.samples.samples(device_id, start, end)
+        source = self._computed.get(device.driver)
+        added = min(device.created_at, samples[0].at if samples else end)
+        if source is not None and start < added:
+            before = source(device, start, added, SAMPLE_STEP)
+            samples = [s for s in before if s.at < added] + list(samples)
         return device, History(metric_for(device.type), start, end, tuple(samples))

@@ -1,5 +1,5 @@
 """The one device pull (`services/device_pull.py`) on the dispatcher's paths: a completion
-and a window's end keep what any pull keeps (a history sample for hardware, the vehicle a
+and a window's end keep what any pull keeps (a history sample, the vehicle a
 charger sees), and a device that fails to answer shows as unavailable instead of leaving
 its action stuck. Before, the dispatcher stored only the state, and a `DriverError` from
 the read escaped."""
@@ -140,3 +140,15 @@ async def test_a_read_pulls_the_same_way(available: bool) -> None:
     assert view.device.available is available
     assert len(db.tables.samples) == (1 if available else 0)
     assert (view.vehicle is not None) is available
+
+
+async def test_a_driver_that_answers_in_process_keeps_its_samples_too() -> None:
+    """The sandbox's pulls are charted from what they stored, like hardware's: the chart and
+    the state beside it are the same samples."""
+    clock, db, driver = world(DeviceReading({"currentPower": 4.0}))
+    driver.instant = True
+    service = DeviceService(db, {"sandbox": driver}, clock, DeviceChangeFeed())
+
+    await service.pull(db.tables.devices["chg_1"])
+
+    assert [(s.at, s.power_kw) for _, s in db.tables.samples] == [(START, 4.0)]

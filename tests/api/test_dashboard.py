@@ -541,3 +541,49 @@ async def test_a_live_device_is_charted_from_what_its_pulls_recorded(
     api.clock.advance(timedelta(hours=2))  # offline: the last two samples stand alone
     _, later = await api.container.history.last_day(principal, "live-battery-1")
     assert [s.level for s in later.samples] == [30.0, 35.0]
+
+
+async def test_a_command_form_pushes_and_the_chart_keeps_what_it_changed(
+    api: Api, member: tuple[Caller, httpx.AsyncClient]
+) -> None:
+    """The device page's command form is the API's push (same action, same rules), and the
+    chart is drawn from the stored samples: its newest point is the state beside it, and
+    the effect of the command stays charted after a later command replaced it."""
+    caller, browser = member
+    battery = await api.sandbox_device(caller)
+    path = f"/dashboard/sandbox/devices/{battery['id']}"
+    page = await browser.get(path)
+    refused = await browser.post(
+        f"{path}/commands", data={"csrf": csrf_of(page), "command": "charge", "p.power": "9"}
+    )
+    assert refused.status_code == 422
+    assert "PARAMETER_OUT_OF_RANGE" in refused.text
+    sent = await browser.post(
+        f"{path}/commands", data={"csrf": csrf_of(page), "command": "charge", "p.power": "4"}
+    )
+    assert sent.status_code == 200, sent.text
+    [action] = (await api.client.get("/actions", headers=caller.headers)).json()["data"]["items"]
+    assert action["command"] == "charge"
+    assert action["parameters"]["power"]["value"] == 4.0
+    assert action["id"] in sent.text
+
+    await api.run_due(30)  # the sandbox completes it
+    api.clock.advance(timedelta(minutes=30))
+    charging = await browser.get(path)  # reads the device: the command's effect is stored
+    api.clock.advance(timedelta(minutes=30))
+    idle = await api.client.post(
+        f"/battery/{battery['id']}", json={"action": {"command": "idle"}}, headers=caller.headers
+    )
+    assert idle.status_code in (200, 202), idle.text
+    await api.run_due(30)
+    api.clock.advance(timedelta(minutes=2))
+    page = await browser.get(path)
+    principal = Principal(caller.account_id, Environment.SANDBOX, "k")
+    device, history = await api.container.history.last_day(principal, battery["id"])
+    newest = history.samples[-1]
+    assert newest.level == device.state["level"]
+    assert f"latest {newest.level:.0f} %" in page.text
+    rates = [s.power_kw for s in history.samples if s.at > api.clock.now() - timedelta(hours=2)]
+    assert 4.0 in rates, "the replaced command's effect is still charted"
+    assert rates[-1] == 0.0
+    assert "charge" in charging.text

@@ -503,12 +503,12 @@ def test_devices_are_listed_charted_and_show_their_recent_actions(
     expect(charger_row).to_contain_text(" kW")
 
     charger_row.get_by_role("link").click()
-    expect(page.locator("#chart-title")).to_have_text("Power, last 24 hours (UTC)")
+    expect(page.locator("#chart-title")).to_have_text("Power, last 24 hours (Europe/Berlin)")
     assert len(chart_points(page)) > 24
 
     go(page, service, "/sandbox/devices")
     battery_row.get_by_role("link").click()
-    expect(page.locator("#chart-title")).to_have_text("Level, last 24 hours (UTC)")
+    expect(page.locator("#chart-title")).to_have_text("Level, last 24 hours (Europe/Berlin)")
     points = chart_points(page)
     assert len(points) > 24
     assert all(0 <= x <= 720 and 0 <= y <= 240 for x, y in points)

@@ -18,7 +18,7 @@ from energyhub.domain.devices import (
     device_not_found,
     is_fresh,
 )
-from energyhub.domain.errors import UserNotFound
+from energyhub.domain.errors import DeviceNotFound, UserNotFound
 from energyhub.ports.devices import DeviceDriver
 from energyhub.ports.storage import PushUnitOfWork, UnitOfWorkFactory
 from energyhub.services.changes import DeviceChangeFeed
@@ -63,6 +63,19 @@ class DeviceService:
                 vehicles = await tx.devices.vehicles_for_chargers([device.id])
                 return DeviceView(device, vehicles.get(device.id), StateSource.CACHE)
         return await self.pull(device)
+
+    async def read_any(
+        self, principal: Principal, device_id: str, cache_type: CacheType
+    ) -> DeviceView:
+        """`read` for a battery or a charger whose type the caller does not know (the
+        dashboard's device page: its address carries only the id)."""
+        async with self._uow() as tx:
+            device = await tx.devices.get_device(
+                principal.account_id, principal.environment, device_id
+            )
+        if device is None or device.type is DeviceType.VEHICLE:
+            raise DeviceNotFound(device_id)
+        return await self.read(principal, device.type, device_id, cache_type)
 
     def changed(self, device_id: str) -> None:
         """Something stored about the device changed outside a pull: cached reads end."""

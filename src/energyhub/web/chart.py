@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
 
 from energyhub.domain.history import History, Metric
 
@@ -38,7 +39,9 @@ class Chart:
     hourly: tuple[tuple[str, str], ...]  # (time, value) once an hour, for the table view
 
 
-def line_chart(history: History) -> Chart:
+def line_chart(history: History, zone: ZoneInfo | None = None) -> Chart:
+    """The chart, its hours labelled on the wall clock of `zone` (UTC when None)."""
+    tz = zone or ZoneInfo("UTC")
     points = history.points()
     low, high = _scale(history.metric, [v for _, v in points])
     left, top, right, bottom = LEFT, TOP, WIDTH - RIGHT, HEIGHT - BOTTOM
@@ -62,15 +65,15 @@ def line_chart(history: History) -> Chart:
         height=HEIGHT,
         lines=tuple(" ".join(f"{px},{py}" for px, py in run) for run in runs if len(run) > 1),
         dots=tuple(run[0] for run in runs if len(run) == 1),
-        x_ticks=tuple(Tick(x(at), at.strftime("%H:%M")) for at in _hours(history)),
+        x_ticks=tuple(Tick(x(at), _clock(at, tz)) for at in _hours(history, tz)),
         y_ticks=tuple(
             Tick(y(low + (high - low) * i / 4), _format(low + (high - low) * i / 4))
             for i in range(5)
         ),
         zero_y=y(0.0) if low < 0 < high else None,
         plot=(left, top, right, bottom),
-        summary=_summary(history, [v for _, v in points]),
-        hourly=_hourly(history),
+        summary=_summary(history, [v for _, v in points], tz),
+        hourly=_hourly(history, tz),
     )
 
 
@@ -82,32 +85,44 @@ def _scale(metric: Metric, values: list[float]) -> tuple[float, float]:
     return low, high
 
 
-def _hours(history: History) -> list[datetime]:
+def _hours(history: History, tz: ZoneInfo) -> list[datetime]:
+    """Every whole hour of the span whose wall-clock hour is a multiple of TICK_HOURS (whole
+    hours in UTC are whole hours in every zone but a few half-hour ones; those get UTC's)."""
     first = history.start.replace(minute=0, second=0, microsecond=0) + timedelta(hours=1)
-    first += timedelta(hours=(-first.hour) % TICK_HOURS)
     ticks = []
     while first <= history.end:
-        ticks.append(first)
-        first += timedelta(hours=TICK_HOURS)
+        local = first.astimezone(tz)
+        on_the_hour = local.hour if local.minute == 0 else first.hour
+        if on_the_hour % TICK_HOURS == 0:
+            ticks.append(first)
+        first += timedelta(hours=1)
     return ticks
+
+
+def _clock(at: datetime, tz: ZoneInfo) -> str:
+    return at.astimezone(tz).strftime("%H:%M")
 
 
 def _format(value: float) -> str:
     return f"{value:.0f}" if abs(value) >= 10 or value == int(value) else f"{value:.1f}"
 
 
-def _summary(history: History, values: list[float]) -> str:
+def _summary(history: History, values: list[float], tz: ZoneInfo) -> str:
     what = "Level" if history.metric is Metric.LEVEL else "Power"
     unit = history.metric.unit
     if not values:
         return f"{what} over the last 24 hours: nothing recorded yet."
     return (
-        f"{what} over the last 24 hours (UTC): lowest {_format(min(values))} {unit}, "
+        f"{what} over the last 24 hours ({_zone_name(tz)}): lowest {_format(min(values))} {unit}, "
         f"highest {_format(max(values))} {unit}, latest {_format(values[-1])} {unit}."
     )
 
 
-def _hourly(history: History) -> tuple[tuple[str, str], ...]:
+def _zone_name(tz: ZoneInfo) -> str:
+    return "UTC" if tz.key in ("UTC", "Etc/UTC") else tz.key
+
+
+def _hourly(history: History, tz: ZoneInfo) -> tuple[tuple[str, str], ...]:
     """The sample nearest each whole hour (within the gap), oldest first."""
     rows: list[tuple[str, str]] = []
     points = history.points()
@@ -115,6 +130,6 @@ def _hourly(history: History) -> tuple[tuple[str, str], ...]:
     while hour <= history.end and points:
         at, value = min(points, key=lambda p: abs(p[0] - hour))
         if abs(at - hour) <= GAP:
-            rows.append((hour.strftime("%H:%M"), f"{_format(value)} {history.metric.unit}"))
+            rows.append((_clock(hour, tz), f"{_format(value)} {history.metric.unit}"))
         hour += timedelta(hours=1)
     return tuple(rows)

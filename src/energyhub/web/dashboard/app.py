@@ -9,7 +9,16 @@ from starlette.routing import Route
 from starlette.types import ASGIApp
 
 from energyhub.config import Settings
-from energyhub.web.dashboard import deliveries, devices, keys, sign_in, webhooks
+from energyhub.web.dashboard import (
+    deliveries,
+    device,
+    device_commands,
+    devices,
+    keys,
+    sandbox_controls,
+    sign_in,
+    webhooks,
+)
 from energyhub.web.dashboard.site import DashboardServices, Site, Visitor, back_to
 from energyhub.web.pages import page_app
 
@@ -33,6 +42,9 @@ def dashboard_app(services: DashboardServices, settings: Settings) -> ASGIApp:
         *webhooks.routes(site),
         *deliveries.routes(site),
         *devices.routes(site),
+        *device.routes(site),
+        *device_commands.routes(site),
+        *sandbox_controls.routes(site),
         Route("/{env}", site.page(_environment_home)),
     ]
     return page_app(routes, refused_page, refuse)

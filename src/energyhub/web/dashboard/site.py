@@ -20,7 +20,12 @@ from energyhub.services.accounts import AccountService
 from energyhub.services.actions import ActionService
 from energyhub.services.devices import DeviceService
 from energyhub.services.history import HistoryService
+from energyhub.services.linking import LinkingService
 from energyhub.services.members import MemberService
+from energyhub.services.sandbox import SandboxService
+from energyhub.services.schedules import ScheduleService
+from energyhub.services.sessions import SessionService
+from energyhub.services.strategies import StrategyService
 from energyhub.services.webhooks import WebhookService
 from energyhub.web.forms import (
     UnreadableForm,
@@ -57,6 +62,11 @@ class DashboardServices:
     actions: ActionService
     history: HistoryService
     clock: Clock
+    sandbox: SandboxService
+    schedules: ScheduleService
+    sessions: SessionService
+    linking: LinkingService
+    strategies: StrategyService
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,14 @@ from energyhub.domain.accounts import Principal
 from energyhub.domain.clock import Clock
 from energyhub.domain.devices import Device
 from energyhub.domain.errors import DeviceNotFound
-from energyhub.domain.history import HISTORY_SPAN, SAMPLE_STEP, History, StateSample, metric_for
+from energyhub.domain.history import (
+    HISTORY_SPAN,
+    SAMPLE_STEP,
+    History,
+    StateSample,
+    metric_for,
+    sample_of,
+)
 from energyhub.ports.storage import UnitOfWorkFactory
 
 # (device, start, end, step) -> samples: a driver whose devices' past can be computed
@@ -41,9 +48,23 @@ class HistoryService:
             if device is None:
                 raise DeviceNotFound(device_id)
             samples = await tx.samples.samples(device_id, start, end)
+        samples = [*samples, *_stored_state(device, samples, start, end)]
         source = self._computed.get(device.driver)
         added = min(device.created_at, samples[0].at if samples else end)
         if source is not None and start < added:
             before = source(device, start, added, SAMPLE_STEP)
             samples = [s for s in before if s.at < added] + list(samples)
         return device, History(metric_for(device.type), start, end, tuple(samples))
+
+
+def _stored_state(
+    device: Device, samples: list[StateSample], start: datetime, end: datetime
+) -> list[StateSample]:
+    """The device's stored state as the newest point, when a writer other than a pull (the
+    strategy runner steering a sandbox charger) stored it after the newest sample."""
+    at = device.last_pulled_at
+    if not device.available or at is None or not start <= at <= end:
+        return []
+    if samples and samples[-1].at >= at:
+        return []
+    return [sample_of(device.type, device.state, at)]

@@ -329,6 +329,10 @@ class FakeSamples:
     async def add_sample(self, device_id: str, sample: StateSample, keep_after: datetime) -> None:
         self.t.samples.append((device_id, sample))
 
+    async def samples(self, device_id: str, start: datetime, end: datetime) -> list[StateSample]:
+        found = [s for d, s in self.t.samples if d == device_id and start <= s.at <= end]
+        return sorted(found, key=lambda s: s.at)
+
 
 class FakeUnitOfWork:
     """One transaction over `FakeDatabase`: reads and writes go to a copy of the committed

@@ -2,14 +2,31 @@
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from datetime import datetime
 from typing import Any
 
 from energyhub.domain.actions import Action, action_type
-from energyhub.domain.capabilities import DeviceType
+from energyhub.domain.capabilities import Capabilities, DeviceType
 from energyhub.domain.clock import isoformat_utc
 from energyhub.domain.devices import CacheType, Device, StateSource, Vehicle
 from energyhub.domain.goals import public_goal
+
+_COMMANDS_BODIES: OrderedDict[int, tuple[Capabilities, dict[str, Any]]] = OrderedDict()
+
+
+def commands_body(caps: Capabilities) -> dict[str, Any]:
+    """`caps.commands_json()`, built once per capabilities object (devices of one document
+    share one, `capabilities_from_text`): a list page would rebuild it for every row. The
+    entry holds the object, so its id cannot name another meanwhile; never mutated."""
+    found = _COMMANDS_BODIES.get(id(caps))
+    if found is not None and found[0] is caps:
+        return found[1]
+    body = caps.commands_json()
+    _COMMANDS_BODIES[id(caps)] = (caps, body)
+    if len(_COMMANDS_BODIES) > 1024:
+        _COMMANDS_BODIES.popitem(last=False)
+    return body
 
 
 def device_body(
@@ -42,7 +59,7 @@ def device_body(
     }
     if caps.conflict_strategies is not None:
         body["conflictStrategies"] = [s.value for s in caps.conflict_strategies]
-    body["commands"] = caps.commands_json()
+    body["commands"] = commands_body(caps)
     body["settings"] = caps.settings_json(device.settings)
     if device.type is DeviceType.EV_CHARGER:
         body["sessions"] = bool(caps.sessions)

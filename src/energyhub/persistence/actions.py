@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import String, Table, bindparam, func, or_, select, text, type_coerce, update
+from sqlalchemy import String, Table, bindparam, or_, select, text, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from energyhub.domain.actions import (
@@ -42,6 +42,21 @@ SELECT_IN_PLAY = (
         )
     )
     .order_by(actions.c.pk)
+)
+
+
+# min(coalesce(lease_until, due_at)) over rows with `due_at`, as two probes an index serves
+NEXT_DUE = select(
+    select(actions.c.due_at)
+    .where(actions.c.due_at.is_not(None), actions.c.lease_until.is_(None))
+    .order_by(actions.c.due_at)
+    .limit(1)
+    .scalar_subquery(),
+    select(actions.c.lease_until)
+    .where(actions.c.lease_until.is_not(None), actions.c.due_at.is_not(None))
+    .order_by(actions.c.lease_until)
+    .limit(1)
+    .scalar_subquery(),
 )
 
 
@@ -288,15 +303,9 @@ class SqlActionRepository:
         return [action_from_row(r._mapping) for r in rows]
 
     async def next_due_at(self) -> datetime | None:
-        """The earliest due time of work nobody holds (leased work counts at lease end)."""
-        due: datetime | None = (
-            await self._c.execute(
-                select(
-                    type_coerce(
-                        func.min(func.coalesce(actions.c.lease_until, actions.c.due_at)),
-                        UTCDateTime(),
-                    )
-                ).where(actions.c.due_at.is_not(None))
-            )
-        ).scalar_one()
-        return due
+        """The earliest due time of work nobody holds (leased work counts at lease end):
+        the first unleased row by `due_at` and the first lease to end, two index probes
+        (ix_actions_due_at, ix_actions_lease_until), however many rows wait."""
+        row = (await self._c.execute(NEXT_DUE)).one()
+        found = [t for t in row if t is not None]
+        return min(found) if found else None

@@ -8,7 +8,7 @@ from functools import lru_cache
 from typing import Any
 
 import orjson
-from sqlalchemy import bindparam, func, or_, select, update
+from sqlalchemy import Text, bindparam, cast, func, or_, select, update
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -24,6 +24,12 @@ from energyhub.persistence.tables import devices, users, vehicles
 from energyhub.persistence.types import aware
 
 UPDATE_DEVICE = update(devices).where(devices.c.id == bindparam("row_id"))
+# capabilities as JSON text on every read, so `capabilities_from_text` parses each distinct
+# document once (the push path over asyncpg selects them the same way)
+DEVICE_COLUMNS = [
+    cast(c, Text).label(c.name) if c.name == "capabilities" else c for c in devices.columns
+]
+SELECT_DEVICE = select(*DEVICE_COLUMNS)
 
 
 @lru_cache(maxsize=1024)
@@ -35,8 +41,11 @@ def capabilities_from_text(text: str) -> Capabilities:
 
 def device_from_row(row: Mapping[Any, Any]) -> Device:
     """A device from a row by column name (SQLAlchemy's `row._mapping` or asyncpg's Record);
-    `capabilities` may come as JSON text (the push path selects it so, to use the cache)."""
+    `capabilities` come as JSON text (`DEVICE_COLUMNS`), or decoded from a query that
+    selected the column itself: parsed through the same cache either way."""
     caps = row["capabilities"]
+    if not isinstance(caps, str):
+        caps = orjson.dumps(caps).decode()
     return Device(
         id=row["id"],
         account_id=row["account_id"],
@@ -48,9 +57,7 @@ def device_from_row(row: Mapping[Any, Any]) -> Device:
         driver=row["driver"],
         profile=row["profile"],
         timezone=row["timezone"],
-        capabilities=(
-            capabilities_from_text(caps) if isinstance(caps, str) else capabilities_from_json(caps)
-        ),
+        capabilities=capabilities_from_text(caps),
         settings=dict(row["settings"]),
         state=dict(row["state"]),
         sim=row["sim"],
@@ -114,7 +121,7 @@ class SqlDeviceRepository:
         """A device of this account and environment; with `lock`, its row stays locked until
         the transaction ends (PostgreSQL; SQLite has a single writer anyway)."""
         # by id alone, the owner checked on the row (asyncpg_push.py says why)
-        query = select(devices).where(devices.c.id == device_id)
+        query = SELECT_DEVICE.where(devices.c.id == device_id)
         if lock and self._c.dialect.name == "postgresql":
             query = query.with_for_update()
         row = (await self._c.execute(query)).first()
@@ -123,11 +130,11 @@ class SqlDeviceRepository:
         return device_from_row(row._mapping)
 
     async def get_device_by_id(self, device_id: str) -> Device | None:
-        row = (await self._c.execute(select(devices).where(devices.c.id == device_id))).first()
+        row = (await self._c.execute(SELECT_DEVICE.where(devices.c.id == device_id))).first()
         return None if row is None else device_from_row(row._mapping)
 
     async def get_devices_by_ids(self, device_ids: Sequence[str]) -> Sequence[Device]:
-        rows = await self._c.execute(select(devices).where(devices.c.id.in_(list(device_ids))))
+        rows = await self._c.execute(SELECT_DEVICE.where(devices.c.id.in_(list(device_ids))))
         return [device_from_row(row._mapping) for row in rows]
 
     async def list_devices(
@@ -144,7 +151,9 @@ class SqlDeviceRepository:
             where.append(devices.c.type.in_([t.value for t in types]))
         if user_id is not None:
             where.append(devices.c.user_id == user_id)
-        rows, total = await page_of(self._c, devices, where, [devices.c.pk], offset, limit)
+        rows, total = await page_of(
+            self._c, devices, where, [devices.c.pk], offset, limit, selected=DEVICE_COLUMNS
+        )
         return [device_from_row(r) for r in rows], total
 
     async def add_device(self, device: Device) -> None:

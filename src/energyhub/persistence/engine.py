@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import orjson
 from sqlalchemy import event, inspect, text
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
@@ -13,6 +15,16 @@ if TYPE_CHECKING:  # Alembic (with Mako and Pygments, ~11 MB) loads only to migr
     from alembic.config import Config
 
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
+
+
+def json_document(text: str | bytes) -> Any:
+    """A stored JSON document, decoded by orjson (several times faster than the stdlib,
+    which a list page of devices spent a fifth of its time in); what orjson refuses (NaN,
+    integers past 64 bits) by the stdlib."""
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return json.loads(text)
 
 
 def create_engine(url: str, *, echo: bool = False) -> AsyncEngine:
@@ -27,6 +39,7 @@ def create_engine(url: str, *, echo: bool = False) -> AsyncEngine:
             max_overflow=0,
             pool_timeout=60,
             hide_parameters=True,  # no webhook secret or credential in a logged error
+            json_deserializer=json_document,
         )
         event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
         return engine
@@ -41,6 +54,7 @@ def create_engine(url: str, *, echo: bool = False) -> AsyncEngine:
         pool_pre_ping=False,
         pool_recycle=1800,
         hide_parameters=True,
+        json_deserializer=json_document,
     )
 
 

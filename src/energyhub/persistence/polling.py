@@ -12,7 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from energyhub.domain.accounts import Environment
 from energyhub.domain.devices import Device
-from energyhub.persistence.devices import device_from_row
+from energyhub.persistence.devices import SELECT_DEVICE, device_from_row
 from energyhub.persistence.tables import devices
 
 
@@ -37,8 +37,7 @@ class SqlPollingRepository:
             return []
         stale = or_(devices.c.last_pulled_at.is_(None), devices.c.last_pulled_at < pulled_before)
         query = (
-            select(devices)
-            .where(_polled(drivers), stale)
+            SELECT_DEVICE.where(_polled(drivers), stale)
             .order_by(devices.c.last_pulled_at.asc().nulls_first(), devices.c.pk)
             .limit(limit)
         )

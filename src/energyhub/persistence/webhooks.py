@@ -10,7 +10,7 @@ from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import bindparam, case, func, or_, select, type_coerce, update
+from sqlalchemy import bindparam, func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from energyhub.domain.deliveries import DueDelivery, WebhookDelivery, WebhookEndpoint
@@ -23,7 +23,6 @@ from energyhub.persistence.tables import (
     webhook_endpoints,
     webhook_events,
 )
-from energyhub.persistence.types import UTCDateTime
 
 E = webhook_endpoints
 D = webhook_deliveries
@@ -43,6 +42,33 @@ RECORD_ATTEMPT = (
     )
 )
 PENDING = DeliveryStatus.PENDING.value
+# min(max(next_attempt_at, lease_until)) over rows with `next_attempt_at`, split by which of
+# the two is later so each half is the first row of an index (ix_webhook_deliveries_
+# next_attempt_at, ix_webhook_deliveries_lease_until); and the first event to fan out.
+NEXT_DUE = select(
+    select(EV.c.deliver_after)
+    .where(EV.c.fanned_out_at.is_(None))
+    .order_by(EV.c.deliver_after)
+    .limit(1)
+    .scalar_subquery(),
+    select(D.c.next_attempt_at)
+    .where(
+        D.c.next_attempt_at.is_not(None),
+        or_(D.c.lease_until.is_(None), D.c.lease_until <= D.c.next_attempt_at),
+    )
+    .order_by(D.c.next_attempt_at)
+    .limit(1)
+    .scalar_subquery(),
+    select(D.c.lease_until)
+    .where(
+        D.c.lease_until.is_not(None),
+        D.c.next_attempt_at.is_not(None),
+        D.c.lease_until > D.c.next_attempt_at,
+    )
+    .order_by(D.c.lease_until)
+    .limit(1)
+    .scalar_subquery(),
+)
 SecretsRow = tuple[int, str, str, str | None, datetime | None]
 
 
@@ -375,30 +401,10 @@ class SqlWebhookRepository:
 
     async def next_due_at(self) -> datetime | None:
         """The earliest moment a sender has something to do: an event to fan out or a
-        delivery to attempt (a held delivery counts at its lease's end)."""
-        event_due: datetime | None = (
-            await self._c.execute(
-                select(type_coerce(func.min(EV.c.deliver_after), UTCDateTime())).where(
-                    EV.c.fanned_out_at.is_(None)
-                )
-            )
-        ).scalar_one()
-        delivery_due: datetime | None = (
-            await self._c.execute(
-                select(
-                    type_coerce(
-                        func.min(
-                            case(
-                                (D.c.lease_until > D.c.next_attempt_at, D.c.lease_until),
-                                else_=D.c.next_attempt_at,
-                            )
-                        ),
-                        UTCDateTime(),
-                    )
-                ).where(D.c.next_attempt_at.is_not(None))
-            )
-        ).scalar_one()
-        found = [t for t in (event_due, delivery_due) if t is not None]
+        delivery to attempt (a held delivery counts at its lease's end). Three index
+        probes, however many deliveries wait (`NEXT_DUE`)."""
+        row = (await self._c.execute(NEXT_DUE)).one()
+        found = [t for t in row if t is not None]
         return min(found) if found else None
 
     # --- deliveries for the API -------------------------------------------------------------

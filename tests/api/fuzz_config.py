@@ -6,12 +6,16 @@ from __future__ import annotations
 import random
 from datetime import datetime, timedelta
 from typing import Any
+from zoneinfo import available_timezones
 
 from schemathesis.openapi.checks import EnsureResourceAvailability, RejectedPositiveData
 
 KNOWN_ID = 0.85  # how often a path id is a seeded one rather than a random one
 KNOWN_VALUE = 0.5  # how often a body field or query filter is a known good value
 KNOWN_TIMEZONES = ("Europe/Berlin", "UTC")
+TIMEZONE_FORMAT = "iana-timezone"
+TIMEZONE_NAMES = sorted(available_timezones() - {"localtime"})
+"""What schemathesis draws for a string of format `iana-timezone`."""
 PUSH = frozenset({"POST /battery/{deviceId}", "POST /ev-charger/{deviceId}"})
 
 # operation paths (regex) -> the path parameter and the seeded ids it is drawn from
@@ -43,6 +47,9 @@ RULES_BEYOND_A_SCHEMA = (
     " overlap from ",  # each hour once
     "is in the future",  # a meter reading, compared with now
     "must be at most P7D",  # a slot's duration, compared with a week
+    # which timezone names exist: the document shows a string of the names' shape (format
+    # iana-timezone), not an enum of some 600 names; the fuzz draws real ones (TIMEZONE_NAMES)
+    "an IANA timezone name such as Europe/Berlin",
 )
 
 

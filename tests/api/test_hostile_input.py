@@ -139,6 +139,22 @@ async def test_an_escaped_backslash_before_u0000_is_plain_text(api: Api) -> None
     assert response.json()["data"]["userId"] == "a\\u0000b"
 
 
+async def test_a_method_a_path_does_not_take_is_405_whatever_its_body_holds(
+    caller_with_devices: tuple[Caller, dict[str, Any], dict[str, Any]], api: Api
+) -> None:
+    """The router's 405 comes first: the body of a request no route takes is not read."""
+    caller, battery, _ = caller_with_devices
+    for method, body in [("POST", f'{{"a": "{NUL}"}}'), ("TRACE", '{"a": 1}'), ("PATCH", "{no")]:
+        response = await api.client.request(
+            method,
+            f"/battery/{battery['id']}/schedule",
+            content=body.encode(),
+            headers={**caller.headers, "content-type": "application/json"},
+        )
+        assert response.status_code == 405, (method, response.text)
+        assert response.json()["error"]["code"] == "METHOD_NOT_ALLOWED"
+
+
 async def test_the_dashboard_sign_in_and_forms_refuse_a_nul(
     api: Api, caplog: pytest.LogCaptureFixture
 ) -> None:

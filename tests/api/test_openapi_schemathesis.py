@@ -26,6 +26,7 @@ import httpx
 import pytest
 import schemathesis
 import schemathesis.engine
+from hypothesis import strategies as st
 from schemathesis.config import SchemathesisConfig
 from schemathesis.engine import events
 
@@ -34,6 +35,8 @@ from tests.api.fuzz_config import (
     BODY_VALUES,
     KNOWN_VALUE,
     PUSH,
+    TIMEZONE_FORMAT,
+    TIMEZONE_NAMES,
     bind,
     dictionaries,
     expected_refusal,
@@ -48,6 +51,8 @@ MAX_EXAMPLES = 25  # fuzzing cases per operation and database (examples and cove
 STATEFUL_EXAMPLES = 30  # linked sequences per database, up to STATEFUL_STEPS calls each
 STATEFUL_STEPS = 6
 MIN_REACHED = 0.8  # share of the operations that must answer 2xx at least once: the ids work
+# a timezone is a string of format iana-timezone in the document: draw names that exist
+schemathesis.openapi.format(TIMEZONE_FORMAT, st.sampled_from(TIMEZONE_NAMES))
 
 
 @dataclass

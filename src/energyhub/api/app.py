@@ -14,6 +14,7 @@ from energyhub.api.docs_pages import install_docs
 from energyhub.api.errors import install_error_handlers
 from energyhub.api.gateway import Gateway, GatewayDeps
 from energyhub.api.observe import RequestObserver
+from energyhub.api.openapi_document import describe_document
 from energyhub.api.ratelimit import RateLimiter
 from energyhub.api.routes import (
     actions,
@@ -61,6 +62,7 @@ def create_app(
     app.state.services = services
     install_error_handlers(app, services.clock)
     document_version_header(app)
+    describe_document(app, services.settings.public_url)
     for module in (devices, actions, users, sandbox, webhooks, linking):
         app.include_router(module.router)
     app.include_router(sessions.router)

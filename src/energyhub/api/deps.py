@@ -44,7 +44,9 @@ class ApiServices:
 # Dependencies are `async def`: FastAPI runs plain `def` ones in a thread pool (measured:
 # ~16 % of a push's time went to thread hand-offs).
 # Documents the key in OpenAPI; the gateway has checked it before any route runs.
-api_key_header = APIKeyHeader(name="x-api-key", auto_error=False, description="sk_test_ / sk_live_")
+api_key_header = APIKeyHeader(
+    name="x-api-key", scheme_name="ApiKey", auto_error=False, description="sk_test_ / sk_live_"
+)
 
 
 async def get_services(request: Request) -> ApiServices:

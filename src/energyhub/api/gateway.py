@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import orjson
 from pydantic import TypeAdapter, ValidationError
+from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from energyhub.adapters.logs import REQUEST_ID
@@ -166,7 +167,7 @@ class Gateway:
                 if scope["method"] not in BODILESS:
                     body = await _read_body(receive)
                     problem = body_problem(content_type, body)
-                    if problem is not None:
+                    if problem is not None and self._routed(scope):
                         raise problem
                     if self._is_fast_push(scope, content_type) and await self._serve_push(
                         scope, body, context, raw_send
@@ -239,6 +240,14 @@ class Gateway:
         await send({"type": "http.response.start", "status": 200, "headers": headers})
         await send({"type": "http.response.body", "body": body})
         return True
+
+    def _routed(self, scope: Scope) -> bool:
+        """Whether a route takes this method at this path: a request none takes gets the
+        router's 404 or 405, whatever its body holds."""
+        routes = getattr(getattr(self.app, "router", None), "routes", None)
+        if routes is None:
+            return True
+        return any(route.matches(scope)[0] is Match.FULL for route in routes)
 
     def _is_fast_push(self, scope: Scope, content_type: bytes | None) -> bool:
         if scope["method"] != "POST" or scope["query_string"] or self.deps.actions is None:

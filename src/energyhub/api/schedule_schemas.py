@@ -6,7 +6,7 @@ models here describe it (and the responses) for the docs and for schemathesis.""
 from __future__ import annotations
 
 from datetime import date
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
@@ -22,6 +22,11 @@ DURATION_PATTERN = (
 )
 WALL_TIME_PATTERN = r"^([01]\d|2[0-3]):[0-5]\d$"
 WeekdayName = Literal["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
+WeekDays = Annotated[
+    list[WeekdayName],
+    Field(min_length=1, max_length=7, json_schema_extra={"uniqueItems": True}),
+]
+"""Each day at most once (the service refuses a repeated day)."""
 RuleName = Literal["daily", "weekly", "weekdays", "weekends"]
 
 _DURATION = Field(
@@ -75,9 +80,7 @@ class RecurrenceIn(BaseModel):
     rule: RuleName | None = Field(
         default=None, description="For time slots; default daily. At slots take no rule."
     )
-    days: list[WeekdayName] | None = Field(
-        default=None, min_length=1, max_length=7, description="Only with rule weekly."
-    )
+    days: WeekDays | None = Field(default=None, description="Only with rule weekly; each day once.")
     exclusions: list[ExclusionIn] | None = Field(
         default=None,
         max_length=MAX_EXCLUSIONS,

@@ -185,10 +185,17 @@ class Vehicle(BaseModel):
 
 
 class Pagination(BaseModel):
-    limit: int
-    offset: int
-    total: int
-    hasMore: bool
+    limit: int = Field(description="The most items a page holds.")
+    offset: int = Field(description="How many items come before this page.")
+    total: int = Field(
+        description="How many items match. Counting stops 1,000 items past this page: when "
+        "at most 1,000 follow it, `total` is exact; when more follow, `total` is `offset` + "
+        "the items on this page + 1,000, a lower bound (more items match). A page past the "
+        "end (no items) carries the exact number."
+    )
+    hasMore: bool = Field(
+        description="Whether items follow this page; always exact (`offset + limit < total`)."
+    )
 
 
 class Page(BaseModel, Generic[T]):
@@ -229,12 +236,26 @@ def _enum_schema(names: list[str]) -> WithJsonSchema:
 _TIMEZONES = sorted(available_timezones() - {"localtime"})
 _BATTERY_PROFILES = profile_names(DeviceType.BATTERY)
 _CHARGER_PROFILES = profile_names(DeviceType.EV_CHARGER)
-# Strings checked against a list that the OpenAPI schema shows as an enum.
+TIMEZONE_PATTERN = r"^[A-Za-z][A-Za-z0-9_+-]*(/[A-Za-z0-9_+-]+){0,2}$"
+"""The shape of every IANA name (Europe/Berlin, America/Argentina/Buenos_Aires, Etc/GMT+1,
+UTC); which names exist is checked by the service, whose message says what to send."""
+# A plain string in the document, not an enum of the ~600 names: generated clients get a
+# `str`, and the check stays in the service.
 TimezoneName = Annotated[
     str,
     _member_of(_TIMEZONES, "IANA timezone", "an IANA timezone name such as Europe/Berlin"),
-    _enum_schema(_TIMEZONES),
+    WithJsonSchema(
+        {
+            "type": "string",
+            "format": "iana-timezone",
+            "pattern": TIMEZONE_PATTERN,
+            "maxLength": 64,
+            "description": "An IANA timezone name, such as Europe/Berlin or UTC.",
+            "examples": ["Europe/Berlin"],
+        }
+    ),
 ]
+# Strings checked against a list that the OpenAPI schema shows as an enum.
 BatteryProfile = Annotated[
     str, _member_of(_BATTERY_PROFILES, "battery profile"), _enum_schema(_BATTERY_PROFILES)
 ]

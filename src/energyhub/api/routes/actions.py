@@ -70,6 +70,8 @@ def push_status(action: Action) -> int:
     response_model=Envelope[ActionRecord],
     responses={202: {"model": Envelope[ActionRecord]}, **PUSH_ERRORS},
     tags=["batteries"],
+    operation_id="pushBatteryCommand",
+    summary="Send a command to a battery",
 )
 async def push_battery(
     body: PushBody, services: Services, context: Context, caller: Caller, deviceId: DeviceId
@@ -84,6 +86,8 @@ async def push_battery(
     response_model=Envelope[ActionRecord],
     responses={202: {"model": Envelope[ActionRecord]}, **PUSH_ERRORS},
     tags=["ev-chargers"],
+    operation_id="pushEvChargerCommand",
+    summary="Send a command to an EV charger",
 )
 async def push_ev_charger(
     body: PushBody, services: Services, context: Context, caller: Caller, deviceId: DeviceId
@@ -114,6 +118,8 @@ async def _settings(
     response_model=Envelope[SettingsData],
     responses=errors(422, 502),
     tags=["batteries"],
+    operation_id="writeBatterySettings",
+    summary="Write a battery's settings",
 )
 async def battery_settings(
     body: dict[str, SettingIn],
@@ -131,6 +137,8 @@ async def battery_settings(
     response_model=Envelope[SettingsData],
     responses=errors(422, 502),
     tags=["ev-chargers"],
+    operation_id="writeEvChargerSettings",
+    summary="Write an EV charger's settings",
 )
 async def ev_charger_settings(
     body: dict[str, SettingIn],
@@ -143,7 +151,13 @@ async def ev_charger_settings(
     return await _settings(services, context, caller, DeviceType.EV_CHARGER, deviceId, body)
 
 
-@router.get("/actions/{actionId}", response_model=Envelope[ActionRecord], tags=["actions"])
+@router.get(
+    "/actions/{actionId}",
+    response_model=Envelope[ActionRecord],
+    tags=["actions"],
+    operation_id="getAction",
+    summary="Read an action",
+)
 async def get_action(
     services: Services, context: Context, caller: Caller, actionId: ActionId
 ) -> Response:
@@ -152,7 +166,13 @@ async def get_action(
     return success_response(action_body(action), context, caller.environment.value, services.clock)
 
 
-@router.get("/actions", response_model=Envelope[Page[ActionRecord]], tags=["actions"])
+@router.get(
+    "/actions",
+    response_model=Envelope[Page[ActionRecord]],
+    tags=["actions"],
+    operation_id="listActions",
+    summary="List actions",
+)
 async def list_actions(
     services: Services,
     context: Context,
@@ -183,6 +203,8 @@ async def _cancel(
     response_model=Envelope[ActionRecord],
     responses=errors(409),
     tags=["actions"],
+    operation_id="cancelAction",
+    summary="Cancel an action",
 )
 async def cancel_action(
     services: Services, context: Context, caller: Caller, actionId: ActionId
@@ -196,6 +218,8 @@ async def cancel_action(
     response_model=Envelope[ActionRecord],
     responses=errors(409),
     tags=["batteries"],
+    operation_id="cancelBatteryAction",
+    summary="Cancel a battery's action",
 )
 async def cancel_battery_action(
     services: Services, context: Context, caller: Caller, actionId: ActionId
@@ -209,6 +233,8 @@ async def cancel_battery_action(
     response_model=Envelope[ActionRecord],
     responses=errors(409),
     tags=["ev-chargers"],
+    operation_id="cancelEvChargerAction",
+    summary="Cancel an EV charger's action",
 )
 async def cancel_ev_charger_action(
     services: Services, context: Context, caller: Caller, actionId: ActionId

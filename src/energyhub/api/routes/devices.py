@@ -60,7 +60,13 @@ async def _list(
     )
 
 
-@router.get("/battery/{deviceId}", response_model=Envelope[BatteryDevice], tags=["batteries"])
+@router.get(
+    "/battery/{deviceId}",
+    response_model=Envelope[BatteryDevice],
+    tags=["batteries"],
+    operation_id="getBattery",
+    summary="Read a battery",
+)
 async def get_battery(
     services: Services,
     context: Context,
@@ -68,11 +74,17 @@ async def get_battery(
     deviceId: DeviceId,
     expedite: Expedite = False,
 ) -> Response:
-    """A battery with its state, capabilities and settings (spec 4.1)."""
+    """A battery with its state, capabilities and settings."""
     return await _read(services, context, caller, DeviceType.BATTERY, deviceId, expedite)
 
 
-@router.get("/battery", response_model=Envelope[Page[BatteryDevice]], tags=["batteries"])
+@router.get(
+    "/battery",
+    response_model=Envelope[Page[BatteryDevice]],
+    tags=["batteries"],
+    operation_id="listBatteries",
+    summary="List batteries",
+)
 async def list_batteries(
     services: Services,
     context: Context,
@@ -81,12 +93,16 @@ async def list_batteries(
     offset: Offset = 0,
     limit: Limit = 10,
 ) -> Response:
-    """Batteries with their last captured state; never pulls devices (spec 4.2)."""
+    """Batteries with their last captured state; never pulls devices."""
     return await _list(services, context, caller, DeviceType.BATTERY, user_id, offset, limit)
 
 
 @router.get(
-    "/ev-charger/{deviceId}", response_model=Envelope[EvChargerDevice], tags=["ev-chargers"]
+    "/ev-charger/{deviceId}",
+    response_model=Envelope[EvChargerDevice],
+    tags=["ev-chargers"],
+    operation_id="getEvCharger",
+    summary="Read an EV charger",
 )
 async def get_ev_charger(
     services: Services,
@@ -95,11 +111,17 @@ async def get_ev_charger(
     deviceId: DeviceId,
     expedite: Expedite = False,
 ) -> Response:
-    """An EV charger with its state, capabilities, sessions flag and vehicle (spec 4.9)."""
+    """An EV charger with its state, capabilities, sessions flag and vehicle."""
     return await _read(services, context, caller, DeviceType.EV_CHARGER, deviceId, expedite)
 
 
-@router.get("/ev-charger", response_model=Envelope[Page[EvChargerDevice]], tags=["ev-chargers"])
+@router.get(
+    "/ev-charger",
+    response_model=Envelope[Page[EvChargerDevice]],
+    tags=["ev-chargers"],
+    operation_id="listEvChargers",
+    summary="List EV chargers",
+)
 async def list_ev_chargers(
     services: Services,
     context: Context,
@@ -112,7 +134,13 @@ async def list_ev_chargers(
     return await _list(services, context, caller, DeviceType.EV_CHARGER, user_id, offset, limit)
 
 
-@router.get("/vehicles/{vehicleId}", response_model=Envelope[Vehicle], tags=["vehicles"])
+@router.get(
+    "/vehicles/{vehicleId}",
+    response_model=Envelope[Vehicle],
+    tags=["vehicles"],
+    operation_id="getVehicle",
+    summary="Read a vehicle",
+)
 async def get_vehicle(
     services: Services, context: Context, caller: Caller, vehicleId: DeviceId
 ) -> Response:

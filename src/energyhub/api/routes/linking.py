@@ -64,6 +64,8 @@ def linked_account_body(view: LinkedAccountView) -> dict[str, Any]:
             "description": "NOT_YET_AVAILABLE: `vendor` cannot be linked on this server yet",
         },
     },
+    operation_id="createLinkSession",
+    summary="Start linking a user's devices",
 )
 async def create_link_session(
     body: LinkSessionBody,
@@ -95,6 +97,8 @@ async def create_link_session(
     "/users/{userIdOrEmail}/linked-accounts",
     response_model=Envelope[LinkedAccounts],
     responses=NOT_FOUND,
+    operation_id="listLinkedAccounts",
+    summary="List a user's linked accounts",
 )
 async def list_linked_accounts(
     services: Services, context: Context, caller: Caller, userIdOrEmail: UserRef
@@ -109,6 +113,8 @@ async def list_linked_accounts(
     "/users/{userId}/linked-accounts/{linkedAccountId}",
     response_model=Envelope[LinkedAccount],
     responses=NOT_FOUND,
+    operation_id="revokeLinkedAccount",
+    summary="Revoke a linked account",
 )
 async def revoke_linked_account(
     request: Request,

@@ -37,6 +37,8 @@ SimulateJson = Annotated[SimulateBody, SkipValidation]  # the domain words every
     status_code=201,
     response_model=Envelope[BatteryDevice | EvChargerDevice],
     responses=errors(403),
+    operation_id="createSandboxDevice",
+    summary="Create a simulated device",
 )
 async def create_sandbox_device(
     body: SandboxDeviceRequest, services: Services, context: Context, caller: Caller
@@ -61,6 +63,7 @@ async def create_sandbox_device(
     response_model=Envelope[BatteryDevice | EvChargerDevice],
     responses=errors(400, 403, 422),
     summary="Plug the simulated car in or out, set a state of charge or a level",
+    operation_id="simulateSandboxDevice",
 )
 async def simulate_sandbox_device(
     body: SimulateJson, services: Services, context: Context, caller: Caller, deviceId: DeviceId
@@ -80,6 +83,8 @@ async def simulate_sandbox_device(
     "/devices/{deviceId}/vpp-lock",
     response_model=Envelope[VppLock],
     responses=errors(403),
+    operation_id="lockSandboxDevice",
+    summary="Lock a simulated device for a virtual power plant",
 )
 async def lock_for_vpp(
     body: VppLockBody, services: Services, context: Context, caller: Caller, deviceId: DeviceId
@@ -95,6 +100,8 @@ async def lock_for_vpp(
     "/devices/{deviceId}/disconnect",
     response_model=Envelope[SandboxConnection],
     responses=errors(403),
+    operation_id="disconnectSandboxDevice",
+    summary="Disconnect a simulated device",
 )
 async def disconnect_sandbox_device(
     request: Request, services: Services, context: Context, caller: Caller, deviceId: DeviceId
@@ -111,6 +118,8 @@ async def disconnect_sandbox_device(
     "/devices/{deviceId}/reconnect",
     response_model=Envelope[SandboxConnection],
     responses=errors(403),
+    operation_id="reconnectSandboxDevice",
+    summary="Reconnect a simulated device",
 )
 async def reconnect_sandbox_device(
     services: Services, context: Context, caller: Caller, deviceId: DeviceId

@@ -65,6 +65,8 @@ async def _delete(
     response_model=Envelope[ScheduleRecord],
     responses=PUT_ERRORS,
     tags=["batteries"],
+    operation_id="setBatterySchedule",
+    summary="Set a battery's recurring schedule",
 )
 async def put_battery_schedule(
     body: ScheduleJson, services: Services, context: Context, caller: Caller, deviceId: DeviceId
@@ -80,6 +82,8 @@ async def put_battery_schedule(
     response_model=Envelope[ScheduleRecord],
     responses=errors(501),
     tags=["batteries"],
+    operation_id="getBatterySchedule",
+    summary="Read a battery's recurring schedule",
 )
 async def get_battery_schedule(
     services: Services, context: Context, caller: Caller, deviceId: DeviceId
@@ -93,6 +97,8 @@ async def get_battery_schedule(
     response_model=Envelope[ScheduleRecord],
     responses=errors(501),
     tags=["batteries"],
+    operation_id="deleteBatterySchedule",
+    summary="Clear a battery's recurring schedule",
 )
 async def delete_battery_schedule(
     services: Services, context: Context, caller: Caller, deviceId: DeviceId
@@ -107,6 +113,8 @@ async def delete_battery_schedule(
     response_model=Envelope[ScheduleRecord],
     responses=PUT_ERRORS,
     tags=["ev-chargers"],
+    operation_id="setEvChargerSchedule",
+    summary="Set an EV charger's recurring schedule",
 )
 async def put_ev_charger_schedule(
     body: ScheduleJson, services: Services, context: Context, caller: Caller, deviceId: DeviceId
@@ -120,6 +128,8 @@ async def put_ev_charger_schedule(
     response_model=Envelope[ScheduleRecord],
     responses=errors(501),
     tags=["ev-chargers"],
+    operation_id="getEvChargerSchedule",
+    summary="Read an EV charger's recurring schedule",
 )
 async def get_ev_charger_schedule(
     services: Services, context: Context, caller: Caller, deviceId: DeviceId
@@ -133,6 +143,8 @@ async def get_ev_charger_schedule(
     response_model=Envelope[ScheduleRecord],
     responses=errors(501),
     tags=["ev-chargers"],
+    operation_id="deleteEvChargerSchedule",
+    summary="Clear an EV charger's recurring schedule",
 )
 async def delete_ev_charger_schedule(
     services: Services, context: Context, caller: Caller, deviceId: DeviceId
@@ -149,13 +161,18 @@ async def schedules_turned_off(caller: Caller, deviceId: DeviceId) -> Response:
     )
 
 
+# Turned off, the operations keep the names they have when on: a generated client's calls
+# stay the same and answer 501.
+_VERBS = {"PUT": "set", "GET": "get", "DELETE": "delete"}
+_NOUNS = {DeviceType.BATTERY: "Battery", DeviceType.EV_CHARGER: "EvCharger"}
 for _kind, _tag in TAGS.items():
-    for _method in ("PUT", "GET", "DELETE"):
+    for _method, _verb in _VERBS.items():
         disabled_router.add_api_route(
             f"/{_kind.value}/{{deviceId}}/schedule",
             schedules_turned_off,
             methods=[_method],
             responses=errors(501),
             tags=[_tag],
-            operation_id=f"{_method.lower()}_{_kind.event_name}_schedule_not_implemented",
+            operation_id=f"{_verb}{_NOUNS[_kind]}Schedule",
+            summary=f"{_verb.capitalize()} a schedule (turned off on this server: 501)",
         )

@@ -42,7 +42,13 @@ def _answer(
     return success_response(data, context, caller.environment.value, services.clock, status)
 
 
-@router.get("/users/{userId}/site", response_model=Envelope[SiteRecord], tags=[SITE])
+@router.get(
+    "/users/{userId}/site",
+    response_model=Envelope[SiteRecord],
+    tags=[SITE],
+    operation_id="getSite",
+    summary="Read a user's site",
+)
 async def get_site(
     services: Services, context: Context, caller: Caller, userId: UserId
 ) -> Response:
@@ -52,7 +58,13 @@ async def get_site(
     return _answer(record, services, context, caller)
 
 
-@router.put("/users/{userId}/site", response_model=Envelope[SiteRecord], tags=[SITE])
+@router.put(
+    "/users/{userId}/site",
+    response_model=Envelope[SiteRecord],
+    tags=[SITE],
+    operation_id="updateSite",
+    summary="Set a user's site: timezone, grid limit, tariff",
+)
 async def put_site(
     body: SiteJson, services: Services, context: Context, caller: Caller, userId: UserId
 ) -> Response:
@@ -67,6 +79,8 @@ async def put_site(
     response_model=Envelope[SiteRecord],
     responses=errors(409),
     tags=[SITE],
+    operation_id="addSitePrices",
+    summary="Add dynamic price periods to a site's tariff",
 )
 async def add_prices(
     body: PricesJson, services: Services, context: Context, caller: Caller, userId: UserId
@@ -82,6 +96,8 @@ async def add_prices(
     status_code=202,
     response_model=Envelope[SiteRecord],
     tags=[SITE],
+    operation_id="addSiteReadings",
+    summary="Post the site meter's grid power readings",
 )
 async def add_readings(
     body: ReadingsJson, services: Services, context: Context, caller: Caller, userId: UserId
@@ -97,6 +113,8 @@ async def add_readings(
     response_model=Envelope[ChargingGoal],
     responses=errors(422),
     tags=[CHARGERS],
+    operation_id="setChargingGoal",
+    summary="Set an EV charger's charging goal",
 )
 async def put_goal(
     body: GoalJson, services: Services, context: Context, caller: Caller, deviceId: DeviceId
@@ -112,6 +130,8 @@ async def put_goal(
     "/ev-charger/{deviceId}/goal",
     response_model=Envelope[ChargingGoal | None],
     tags=[CHARGERS],
+    operation_id="deleteChargingGoal",
+    summary="Remove an EV charger's charging goal",
 )
 async def delete_goal(
     services: Services, context: Context, caller: Caller, deviceId: DeviceId
@@ -121,11 +141,19 @@ async def delete_goal(
     return _answer(goal, services, context, caller)
 
 
-@router.get("/ev-charger/{deviceId}/plan", response_model=Envelope[ChargingPlan], tags=[CHARGERS])
+@router.get(
+    "/ev-charger/{deviceId}/plan",
+    response_model=Envelope[ChargingPlan],
+    tags=[CHARGERS],
+    operation_id="getChargingPlan",
+    summary="Read an EV charger's charging plan",
+)
 async def get_plan(
     services: Services, context: Context, caller: Caller, deviceId: DeviceId
 ) -> Response:
-    """The charger's plan from now on, computed from the site's tariff, the goal, the
-    charger's limits and the site's grid import limit, with one sentence saying why."""
+    """The charger's plan from now on (from the site's tariff, the goal, the charger's
+    limits and the site's grid import limit), with one sentence saying why. While a
+    strategy runs it is the plan the charger is steered by, and `steering` says how the
+    charger took it."""
     plan = await services.strategies.plan(caller, deviceId)
     return _answer(plan, services, context, caller)

@@ -18,7 +18,13 @@ router = APIRouter()
 DeviceTypeName = Literal["battery", "hvac", "ev-charger", "solar-inverter", "vehicle"]
 
 
-@router.get("/users/{userIdOrEmail}/devices", response_model=Envelope[UserDevices], tags=["users"])
+@router.get(
+    "/users/{userIdOrEmail}/devices",
+    response_model=Envelope[UserDevices],
+    tags=["users"],
+    operation_id="listUserDevices",
+    summary="List a user's devices",
+)
 async def user_devices(
     services: Services,
     context: Context,

@@ -92,6 +92,8 @@ def _at(value: datetime | None) -> str | None:
             "public host name or address",
         }
     },
+    operation_id="createWebhookEndpoint",
+    summary="Register a webhook endpoint",
 )
 async def create_endpoint(
     body: EndpointCreate, services: Services, context: Context, caller: Caller
@@ -104,7 +106,12 @@ async def create_endpoint(
     return success_response(data, context, caller.environment.value, services.clock, 201)
 
 
-@router.get("/endpoints", response_model=Envelope[WebhookEndpoints])
+@router.get(
+    "/endpoints",
+    response_model=Envelope[WebhookEndpoints],
+    operation_id="listWebhookEndpoints",
+    summary="List webhook endpoints",
+)
 async def list_endpoints(services: Services, context: Context, caller: Caller) -> Response:
     """This environment's endpoints, oldest first (without their secrets)."""
     found = await services.webhooks.list_endpoints(caller)
@@ -116,6 +123,8 @@ async def list_endpoints(services: Services, context: Context, caller: Caller) -
     "/endpoints/{endpointId}",
     response_model=Envelope[WebhookEndpoint],
     responses=ENDPOINT_NOT_FOUND,
+    operation_id="getWebhookEndpoint",
+    summary="Read a webhook endpoint",
 )
 async def get_endpoint(
     services: Services, context: Context, caller: Caller, endpointId: ResourceId
@@ -131,6 +140,8 @@ async def get_endpoint(
     "/endpoints/{endpointId}",
     response_model=Envelope[WebhookEndpoint],
     responses=ENDPOINT_NOT_FOUND,
+    operation_id="deleteWebhookEndpoint",
+    summary="Delete a webhook endpoint",
 )
 async def delete_endpoint(
     services: Services, context: Context, caller: Caller, endpointId: ResourceId
@@ -147,6 +158,8 @@ async def delete_endpoint(
     "/endpoints/{endpointId}/rotate-secret",
     response_model=Envelope[WebhookEndpointWithSecret],
     responses=ENDPOINT_NOT_FOUND,
+    operation_id="rotateWebhookSecret",
+    summary="Rotate a webhook endpoint's signing secret",
 )
 async def rotate_secret(
     services: Services,
@@ -169,6 +182,8 @@ async def rotate_secret(
     status_code=202,
     response_model=Envelope[WebhookDelivery],
     responses=ENDPOINT_NOT_FOUND,
+    operation_id="sendWebhookTestEvent",
+    summary="Send a test event to a webhook endpoint",
 )
 async def send_test_event(
     services: Services, context: Context, caller: Caller, endpointId: ResourceId
@@ -182,7 +197,12 @@ async def send_test_event(
     )
 
 
-@router.get("/deliveries", response_model=Envelope[Page[WebhookDelivery]])
+@router.get(
+    "/deliveries",
+    response_model=Envelope[Page[WebhookDelivery]],
+    operation_id="listWebhookDeliveries",
+    summary="List webhook deliveries",
+)
 async def list_deliveries(
     services: Services,
     context: Context,
@@ -211,6 +231,8 @@ async def list_deliveries(
     "/deliveries/{deliveryId}",
     response_model=Envelope[WebhookDelivery],
     responses=DELIVERY_NOT_FOUND,
+    operation_id="getWebhookDelivery",
+    summary="Read a webhook delivery",
 )
 async def get_delivery(
     services: Services, context: Context, caller: Caller, deliveryId: ResourceId
@@ -227,6 +249,8 @@ async def get_delivery(
     status_code=202,
     response_model=Envelope[WebhookDelivery],
     responses=DELIVERY_NOT_FOUND,
+    operation_id="resendWebhookDelivery",
+    summary="Send a webhook delivery again",
 )
 async def resend_delivery(
     services: Services, context: Context, caller: Caller, deliveryId: ResourceId

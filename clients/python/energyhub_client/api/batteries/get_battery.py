@@ -1,0 +1,229 @@
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.envelope_battery_device import EnvelopeBatteryDevice
+from ...models.error_envelope import ErrorEnvelope
+from ...types import UNSET, Response, Unset
+
+
+def _get_kwargs(
+    device_id: str,
+    *,
+    expedite: bool | Unset = False,
+) -> dict[str, Any]:
+
+    params: dict[str, Any] = {}
+
+    params["expedite"] = expedite
+
+    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
+
+    _kwargs: dict[str, Any] = {
+        "method": "get",
+        "url": "/battery/{device_id}".format(
+            device_id=quote(str(device_id), safe=""),
+        ),
+        "params": params,
+    }
+
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> EnvelopeBatteryDevice | ErrorEnvelope | None:
+    if response.status_code == 200:
+        response_200 = EnvelopeBatteryDevice.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = ErrorEnvelope.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = ErrorEnvelope.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 404:
+        response_404 = ErrorEnvelope.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 405:
+        response_405 = ErrorEnvelope.from_dict(response.json())
+
+        return response_405
+
+    if response.status_code == 413:
+        response_413 = ErrorEnvelope.from_dict(response.json())
+
+        return response_413
+
+    if response.status_code == 415:
+        response_415 = ErrorEnvelope.from_dict(response.json())
+
+        return response_415
+
+    if response.status_code == 429:
+        response_429 = ErrorEnvelope.from_dict(response.json())
+
+        return response_429
+
+    if response.status_code == 500:
+        response_500 = ErrorEnvelope.from_dict(response.json())
+
+        return response_500
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[EnvelopeBatteryDevice | ErrorEnvelope]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    device_id: str,
+    *,
+    client: AuthenticatedClient | Client,
+    expedite: bool | Unset = False,
+) -> Response[EnvelopeBatteryDevice | ErrorEnvelope]:
+    """Read a battery
+
+     A battery with its state, capabilities and settings.
+
+    Args:
+        device_id (str):
+        expedite (bool | Unset): Serve state no older than 1 minute (else 15 minutes). Default:
+            False.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[EnvelopeBatteryDevice | ErrorEnvelope]
+    """
+
+    kwargs = _get_kwargs(
+        device_id=device_id,
+        expedite=expedite,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    device_id: str,
+    *,
+    client: AuthenticatedClient | Client,
+    expedite: bool | Unset = False,
+) -> EnvelopeBatteryDevice | ErrorEnvelope | None:
+    """Read a battery
+
+     A battery with its state, capabilities and settings.
+
+    Args:
+        device_id (str):
+        expedite (bool | Unset): Serve state no older than 1 minute (else 15 minutes). Default:
+            False.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        EnvelopeBatteryDevice | ErrorEnvelope
+    """
+
+    return sync_detailed(
+        device_id=device_id,
+        client=client,
+        expedite=expedite,
+    ).parsed
+
+
+async def asyncio_detailed(
+    device_id: str,
+    *,
+    client: AuthenticatedClient | Client,
+    expedite: bool | Unset = False,
+) -> Response[EnvelopeBatteryDevice | ErrorEnvelope]:
+    """Read a battery
+
+     A battery with its state, capabilities and settings.
+
+    Args:
+        device_id (str):
+        expedite (bool | Unset): Serve state no older than 1 minute (else 15 minutes). Default:
+            False.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[EnvelopeBatteryDevice | ErrorEnvelope]
+    """
+
+    kwargs = _get_kwargs(
+        device_id=device_id,
+        expedite=expedite,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    device_id: str,
+    *,
+    client: AuthenticatedClient | Client,
+    expedite: bool | Unset = False,
+) -> EnvelopeBatteryDevice | ErrorEnvelope | None:
+    """Read a battery
+
+     A battery with its state, capabilities and settings.
+
+    Args:
+        device_id (str):
+        expedite (bool | Unset): Serve state no older than 1 minute (else 15 minutes). Default:
+            False.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        EnvelopeBatteryDevice | ErrorEnvelope
+    """
+
+    return (
+        await asyncio_detailed(
+            device_id=device_id,
+            client=client,
+            expedite=expedite,
+        )
+    ).parsed

@@ -1,0 +1,226 @@
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.envelope_linked_account import EnvelopeLinkedAccount
+from ...models.error_envelope import ErrorEnvelope
+from ...types import Response
+
+
+def _get_kwargs(
+    user_id: str,
+    linked_account_id: str,
+) -> dict[str, Any]:
+
+    _kwargs: dict[str, Any] = {
+        "method": "delete",
+        "url": "/users/{user_id}/linked-accounts/{linked_account_id}".format(
+            user_id=quote(str(user_id), safe=""),
+            linked_account_id=quote(str(linked_account_id), safe=""),
+        ),
+    }
+
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> EnvelopeLinkedAccount | ErrorEnvelope | None:
+    if response.status_code == 200:
+        response_200 = EnvelopeLinkedAccount.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = ErrorEnvelope.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = ErrorEnvelope.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 404:
+        response_404 = ErrorEnvelope.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 405:
+        response_405 = ErrorEnvelope.from_dict(response.json())
+
+        return response_405
+
+    if response.status_code == 413:
+        response_413 = ErrorEnvelope.from_dict(response.json())
+
+        return response_413
+
+    if response.status_code == 415:
+        response_415 = ErrorEnvelope.from_dict(response.json())
+
+        return response_415
+
+    if response.status_code == 429:
+        response_429 = ErrorEnvelope.from_dict(response.json())
+
+        return response_429
+
+    if response.status_code == 500:
+        response_500 = ErrorEnvelope.from_dict(response.json())
+
+        return response_500
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[EnvelopeLinkedAccount | ErrorEnvelope]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    user_id: str,
+    linked_account_id: str,
+    *,
+    client: AuthenticatedClient | Client,
+) -> Response[EnvelopeLinkedAccount | ErrorEnvelope]:
+    """Revoke a linked account
+
+     Revoke consent: the stored credentials are deleted, the account's devices read as
+    unavailable from their next pull and their commands fail, and `device.disconnected` is
+    sent for each with a `reconnectionUrl`. Answers the account, now `revoked`.
+
+    Args:
+        user_id (str):
+        linked_account_id (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[EnvelopeLinkedAccount | ErrorEnvelope]
+    """
+
+    kwargs = _get_kwargs(
+        user_id=user_id,
+        linked_account_id=linked_account_id,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    user_id: str,
+    linked_account_id: str,
+    *,
+    client: AuthenticatedClient | Client,
+) -> EnvelopeLinkedAccount | ErrorEnvelope | None:
+    """Revoke a linked account
+
+     Revoke consent: the stored credentials are deleted, the account's devices read as
+    unavailable from their next pull and their commands fail, and `device.disconnected` is
+    sent for each with a `reconnectionUrl`. Answers the account, now `revoked`.
+
+    Args:
+        user_id (str):
+        linked_account_id (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        EnvelopeLinkedAccount | ErrorEnvelope
+    """
+
+    return sync_detailed(
+        user_id=user_id,
+        linked_account_id=linked_account_id,
+        client=client,
+    ).parsed
+
+
+async def asyncio_detailed(
+    user_id: str,
+    linked_account_id: str,
+    *,
+    client: AuthenticatedClient | Client,
+) -> Response[EnvelopeLinkedAccount | ErrorEnvelope]:
+    """Revoke a linked account
+
+     Revoke consent: the stored credentials are deleted, the account's devices read as
+    unavailable from their next pull and their commands fail, and `device.disconnected` is
+    sent for each with a `reconnectionUrl`. Answers the account, now `revoked`.
+
+    Args:
+        user_id (str):
+        linked_account_id (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[EnvelopeLinkedAccount | ErrorEnvelope]
+    """
+
+    kwargs = _get_kwargs(
+        user_id=user_id,
+        linked_account_id=linked_account_id,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    user_id: str,
+    linked_account_id: str,
+    *,
+    client: AuthenticatedClient | Client,
+) -> EnvelopeLinkedAccount | ErrorEnvelope | None:
+    """Revoke a linked account
+
+     Revoke consent: the stored credentials are deleted, the account's devices read as
+    unavailable from their next pull and their commands fail, and `device.disconnected` is
+    sent for each with a `reconnectionUrl`. Answers the account, now `revoked`.
+
+    Args:
+        user_id (str):
+        linked_account_id (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        EnvelopeLinkedAccount | ErrorEnvelope
+    """
+
+    return (
+        await asyncio_detailed(
+            user_id=user_id,
+            linked_account_id=linked_account_id,
+            client=client,
+        )
+    ).parsed

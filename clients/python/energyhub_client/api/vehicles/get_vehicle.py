@@ -1,0 +1,204 @@
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.envelope_vehicle import EnvelopeVehicle
+from ...models.error_envelope import ErrorEnvelope
+from ...types import Response
+
+
+def _get_kwargs(
+    vehicle_id: str,
+) -> dict[str, Any]:
+
+    _kwargs: dict[str, Any] = {
+        "method": "get",
+        "url": "/vehicles/{vehicle_id}".format(
+            vehicle_id=quote(str(vehicle_id), safe=""),
+        ),
+    }
+
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> EnvelopeVehicle | ErrorEnvelope | None:
+    if response.status_code == 200:
+        response_200 = EnvelopeVehicle.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = ErrorEnvelope.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = ErrorEnvelope.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 404:
+        response_404 = ErrorEnvelope.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 405:
+        response_405 = ErrorEnvelope.from_dict(response.json())
+
+        return response_405
+
+    if response.status_code == 413:
+        response_413 = ErrorEnvelope.from_dict(response.json())
+
+        return response_413
+
+    if response.status_code == 415:
+        response_415 = ErrorEnvelope.from_dict(response.json())
+
+        return response_415
+
+    if response.status_code == 429:
+        response_429 = ErrorEnvelope.from_dict(response.json())
+
+        return response_429
+
+    if response.status_code == 500:
+        response_500 = ErrorEnvelope.from_dict(response.json())
+
+        return response_500
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[EnvelopeVehicle | ErrorEnvelope]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    vehicle_id: str,
+    *,
+    client: AuthenticatedClient | Client,
+) -> Response[EnvelopeVehicle | ErrorEnvelope]:
+    """Read a vehicle
+
+     The car seen through a charger; unknown values are null.
+
+    Args:
+        vehicle_id (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[EnvelopeVehicle | ErrorEnvelope]
+    """
+
+    kwargs = _get_kwargs(
+        vehicle_id=vehicle_id,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    vehicle_id: str,
+    *,
+    client: AuthenticatedClient | Client,
+) -> EnvelopeVehicle | ErrorEnvelope | None:
+    """Read a vehicle
+
+     The car seen through a charger; unknown values are null.
+
+    Args:
+        vehicle_id (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        EnvelopeVehicle | ErrorEnvelope
+    """
+
+    return sync_detailed(
+        vehicle_id=vehicle_id,
+        client=client,
+    ).parsed
+
+
+async def asyncio_detailed(
+    vehicle_id: str,
+    *,
+    client: AuthenticatedClient | Client,
+) -> Response[EnvelopeVehicle | ErrorEnvelope]:
+    """Read a vehicle
+
+     The car seen through a charger; unknown values are null.
+
+    Args:
+        vehicle_id (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[EnvelopeVehicle | ErrorEnvelope]
+    """
+
+    kwargs = _get_kwargs(
+        vehicle_id=vehicle_id,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    vehicle_id: str,
+    *,
+    client: AuthenticatedClient | Client,
+) -> EnvelopeVehicle | ErrorEnvelope | None:
+    """Read a vehicle
+
+     The car seen through a charger; unknown values are null.
+
+    Args:
+        vehicle_id (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        EnvelopeVehicle | ErrorEnvelope
+    """
+
+    return (
+        await asyncio_detailed(
+            vehicle_id=vehicle_id,
+            client=client,
+        )
+    ).parsed

@@ -1,0 +1,12 @@
+from enum import StrEnum
+
+
+class EndpointCreateEventsType0Item(StrEnum):
+    DEVICE_CONNECTED = "device.connected"
+    DEVICE_DISCONNECTED = "device.disconnected"
+    DEVICE_RECONNECTED = "device.reconnected"
+    PUSH_COMPLETED = "push.completed"
+    PUSH_FAILED = "push.failed"
+
+    def __str__(self) -> str:
+        return str(self.value)

@@ -1,0 +1,108 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+if TYPE_CHECKING:
+    from ..models.battery_device import BatteryDevice
+    from ..models.ev_charger_device import EvChargerDevice
+    from ..models.meta import Meta
+
+
+T = TypeVar("T", bound="EnvelopeUnionBatteryDeviceEvChargerDevice")
+
+
+@_attrs_define
+class EnvelopeUnionBatteryDeviceEvChargerDevice:
+    """
+    Attributes:
+        success (bool):
+        data (BatteryDevice | EvChargerDevice):
+        meta (Meta):
+    """
+
+    success: bool
+    data: BatteryDevice | EvChargerDevice
+    meta: Meta
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        from ..models.battery_device import BatteryDevice  # noqa: PLC0415
+
+        success = self.success
+
+        data: dict[str, Any]
+        if isinstance(self.data, BatteryDevice):
+            data = self.data.to_dict()
+        else:
+            data = self.data.to_dict()
+
+        meta = self.meta.to_dict()
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "success": success,
+                "data": data,
+                "meta": meta,
+            }
+        )
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.battery_device import BatteryDevice  # noqa: PLC0415
+        from ..models.ev_charger_device import EvChargerDevice  # noqa: PLC0415
+        from ..models.meta import Meta  # noqa: PLC0415
+
+        d = dict(src_dict)
+        success = d.pop("success")
+
+        def _parse_data(data: object) -> BatteryDevice | EvChargerDevice:
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                data_type_0 = BatteryDevice.from_dict(data)
+
+                return data_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            if not isinstance(data, dict):
+                raise TypeError()
+            data_type_1 = EvChargerDevice.from_dict(data)
+
+            return data_type_1
+
+        data = _parse_data(d.pop("data"))
+
+        meta = Meta.from_dict(d.pop("meta"))
+
+        envelope_union_battery_device_ev_charger_device = cls(
+            success=success,
+            data=data,
+            meta=meta,
+        )
+
+        envelope_union_battery_device_ev_charger_device.additional_properties = d
+        return envelope_union_battery_device_ev_charger_device
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

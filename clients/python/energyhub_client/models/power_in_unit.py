@@ -1,0 +1,9 @@
+from enum import StrEnum
+
+
+class PowerInUnit(StrEnum):
+    KW = "kw"
+    W = "w"
+
+    def __str__(self) -> str:
+        return str(self.value)

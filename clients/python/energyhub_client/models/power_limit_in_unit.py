@@ -1,0 +1,9 @@
+from enum import StrEnum
+
+
+class PowerLimitInUnit(StrEnum):
+    KW = "kw"
+    W = "w"
+
+    def __str__(self) -> str:
+        return str(self.value)

@@ -1,0 +1,11 @@
+from enum import StrEnum
+
+
+class RecurrenceInRuleType0(StrEnum):
+    DAILY = "daily"
+    WEEKDAYS = "weekdays"
+    WEEKENDS = "weekends"
+    WEEKLY = "weekly"
+
+    def __str__(self) -> str:
+        return str(self.value)

@@ -1,0 +1,128 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar, cast
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..types import UNSET, Unset
+
+T = TypeVar("T", bound="SettingValue")
+
+
+@_attrs_define
+class SettingValue:
+    """
+    Attributes:
+        value (bool | float):
+        unit (None | str | Unset):
+        min_ (float | None | Unset):
+        max_ (float | None | Unset):
+    """
+
+    value: bool | float
+    unit: None | str | Unset = UNSET
+    min_: float | None | Unset = UNSET
+    max_: float | None | Unset = UNSET
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        value: bool | float
+        value = self.value
+
+        unit: None | str | Unset
+        if isinstance(self.unit, Unset):
+            unit = UNSET
+        else:
+            unit = self.unit
+
+        min_: float | None | Unset
+        if isinstance(self.min_, Unset):
+            min_ = UNSET
+        else:
+            min_ = self.min_
+
+        max_: float | None | Unset
+        if isinstance(self.max_, Unset):
+            max_ = UNSET
+        else:
+            max_ = self.max_
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "value": value,
+            }
+        )
+        if unit is not UNSET:
+            field_dict["unit"] = unit
+        if min_ is not UNSET:
+            field_dict["min"] = min_
+        if max_ is not UNSET:
+            field_dict["max"] = max_
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        d = dict(src_dict)
+
+        def _parse_value(data: object) -> bool | float:
+            return cast(bool | float, data)
+
+        value = _parse_value(d.pop("value"))
+
+        def _parse_unit(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        unit = _parse_unit(d.pop("unit", UNSET))
+
+        def _parse_min_(data: object) -> float | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(float | None | Unset, data)
+
+        min_ = _parse_min_(d.pop("min", UNSET))
+
+        def _parse_max_(data: object) -> float | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(float | None | Unset, data)
+
+        max_ = _parse_max_(d.pop("max", UNSET))
+
+        setting_value = cls(
+            value=value,
+            unit=unit,
+            min_=min_,
+            max_=max_,
+        )
+
+        setting_value.additional_properties = d
+        return setting_value
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

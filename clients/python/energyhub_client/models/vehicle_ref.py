@@ -1,0 +1,75 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+if TYPE_CHECKING:
+    from ..models.links import Links
+
+
+T = TypeVar("T", bound="VehicleRef")
+
+
+@_attrs_define
+class VehicleRef:
+    """
+    Attributes:
+        id (str):
+        links (Links):
+    """
+
+    id: str
+    links: Links
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        id = self.id
+
+        links = self.links.to_dict()
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "id": id,
+                "links": links,
+            }
+        )
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.links import Links  # noqa: PLC0415
+
+        d = dict(src_dict)
+        id = d.pop("id")
+
+        links = Links.from_dict(d.pop("links"))
+
+        vehicle_ref = cls(
+            id=id,
+            links=links,
+        )
+
+        vehicle_ref.additional_properties = d
+        return vehicle_ref
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

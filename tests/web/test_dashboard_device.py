@@ -325,7 +325,12 @@ def test_every_page_as_a_screenshot(
         f"/battery/{battery['id']}",
         json={"action": {"command": "charge"}, "start": "2026-11-20T18:00:00"},
     )
-    customer.http.post("/webhooks/endpoints", json={"url": "https://example.com/hook"})
+    endpoint = customer.http.post(
+        "/webhooks/endpoints", json={"url": "http://127.0.0.1:9/hook", "description": "mine"}
+    ).json()["data"]
+    tested = customer.http.post(f"/webhooks/endpoints/{endpoint['id']}/test")
+    assert tested.status_code == 202, tested.text
+    delivery_id = tested.json()["data"]["id"]
     for width, suffix in ((1280, ""), (375, "-phone")):
         page = new_page(browser, width=width, height=900)
         try:
@@ -339,6 +344,8 @@ def test_every_page_as_a_screenshot(
                 ("keys", "/sandbox/keys"),
                 ("webhooks", "/sandbox/webhooks"),
                 ("deliveries", "/sandbox/deliveries"),
+                ("delivery", f"/sandbox/deliveries/{delivery_id}"),
+                ("live-devices", "/live/devices"),
                 ("not-found", "/sandbox/devices/nope"),
             ):
                 go(page, service, path)

@@ -1,5 +1,5 @@
-"""A list's `total` counts at most a cap of items past the page (a lower bound beyond it)
-while `hasMore` stays exact."""
+"""A list's `total` counts at most a cap of items past the page (a lower bound beyond it,
+as the OpenAPI document says) while `hasMore` stays exact."""
 
 from __future__ import annotations
 
@@ -52,3 +52,11 @@ async def test_total_is_a_lower_bound_past_the_cap_and_has_more_exact(
         assert response.status_code == 200, response.text
         shown = response.json()["data"]["pagination"]
         assert (shown["total"], shown["hasMore"]) == (total, has_more), (offset, limit)
+
+
+async def test_the_document_states_the_rule(api: Api) -> None:
+    document = (await api.client.get("/openapi.json")).json()
+    fields = document["components"]["schemas"]["Pagination"]["properties"]
+    assert "lower bound" in fields["total"]["description"]
+    assert "1,000" in fields["total"]["description"]
+    assert "exact" in fields["hasMore"]["description"]

@@ -48,6 +48,7 @@ from energyhub.drivers.sandbox.history import sandbox_history
 from energyhub.drivers.sandbox.sessions import SandboxCharger, sessions_between
 from energyhub.drivers.sandbox.vendors import SandboxVendorConnector
 from energyhub.drivers.sunspec import SunspecDriver
+from energyhub.drivers.sunspec.meter import SunspecMeterReader
 from energyhub.persistence.engine import create_engine, current_revision, migrate, newest_revision
 from energyhub.persistence.ocpp import SqlChargePointStore
 from energyhub.persistence.retention import SqlHistoryPruner
@@ -79,6 +80,7 @@ from energyhub.services.retention import Retention
 from energyhub.services.sandbox import SandboxService
 from energyhub.services.schedules import SchedulePlanner, ScheduleService
 from energyhub.services.sessions import SessionService
+from energyhub.services.site_meters import SiteMeters
 from energyhub.services.strategies import StrategyService
 from energyhub.services.strategy_runner import RunnerSettings, StrategyRunner
 from energyhub.services.webhook_sender import WebhookSender
@@ -126,6 +128,7 @@ class Container:
     ocpp: CentralSystem = field(kw_only=True)  # live chargers' websocket route and state
     commissioning: Commissioning = field(kw_only=True)  # live chargers (OCPP), batteries (SunSpec)
     state_poller: StatePollerWorker = field(kw_only=True)  # refreshes live devices
+    site_meters: SiteMeters = field(kw_only=True)  # sites' SunSpec grid meters
     strategy_worker: StrategyWorker = field(kw_only=True)  # plans and steers strategies
     members: MemberService = field(kw_only=True)  # the dashboard's people
     history: HistoryService = field(kw_only=True)  # devices' last 24 h (the dashboard)
@@ -260,8 +263,10 @@ async def build_container(
     scheduler = SchedulerWorker(
         planner, clock, SINGLE_PROCESS_MAX_SLEEP_S if settings.is_sqlite else SHARED_MAX_SLEEP_S
     )
+    strategies = StrategyService(uow, clock, changes)
+    site_meters = SiteMeters(uow, clock, SunspecMeterReader(), strategies)
     state_poller = StatePollerWorker(
-        StatePolling(uow, devices, drivers, clock), clock, SINGLE_PROCESS_MAX_SLEEP_S
+        StatePolling(uow, devices, drivers, clock), clock, SINGLE_PROCESS_MAX_SLEEP_S, site_meters
     )
     strategy_worker = StrategyWorker(
         StrategyRunner(
@@ -313,7 +318,7 @@ async def build_container(
         schedules=ScheduleService(
             uow, clock, actions, changes, planner, _wake_everywhere(scheduler, wakeups)
         ),
-        strategies=StrategyService(uow, clock, changes),
+        strategies=strategies,
     )
     rate_limiter = RateLimiter(
         settings.redis_url,
@@ -340,6 +345,7 @@ async def build_container(
         ocpp=ocpp,
         commissioning=commissioning,
         state_poller=state_poller,
+        site_meters=site_meters,
         strategy_worker=strategy_worker,
         members=MemberService(uow, clock),
         history=HistoryService(uow, clock, {DriverName.SANDBOX: sandbox_history}),
@@ -419,6 +425,11 @@ def build_app(
         actions=services.actions,
         history=container.history,
         clock=services.clock,
+        sandbox=services.sandbox,
+        schedules=services.schedules,
+        sessions=services.sessions,
+        linking=services.linking,
+        strategies=services.strategies,
     )
     app.mount("/dashboard", dashboard_app(dashboard, services.settings))
 

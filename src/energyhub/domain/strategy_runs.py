@@ -9,6 +9,7 @@ plan's own limits."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -48,17 +49,19 @@ def inputs_key(
     strategy: str,
     plugged_in: bool,
     goal: dict[str, Any] | None,
-    site_updated_at: datetime | None,
+    site: str | None,
     delivered_kwh: float,
 ) -> str:
-    """What a plan was made from, as one comparable string (delivered energy in steps)."""
+    """What a plan was made from, as one comparable string: the strategy, the plug, the
+    goal, the site's terms (`site`: its timezone, limit and tariff, in any stable text) by
+    digest, and the delivered energy in steps."""
     return json.dumps(
         [
             strategy,
             plugged_in,
             None if goal is None else goal.get("readyAt"),
             None if goal is None else goal.get("energy") or goal.get("target"),
-            None if site_updated_at is None else site_updated_at.isoformat(),
+            None if site is None else hashlib.sha256(site.encode()).hexdigest()[:32],
             int(delivered_kwh // ENERGY_STEP_KWH),
         ],
         separators=(",", ":"),

@@ -14,6 +14,7 @@ again, which only delays a start or a pause by one delay."""
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -26,7 +27,7 @@ from energyhub.domain.accounts import Environment
 from energyhub.domain.clock import Clock, isoformat_utc
 from energyhub.domain.devices import Device, Vehicle
 from energyhub.domain.goals import STRATEGIES, charger_limits, energy_needed, public_goal
-from energyhub.domain.planning import Goal, Plan, Site, plan_charging
+from energyhub.domain.planning import Goal, LoadPeriod, Plan, Site, plan_charging
 from energyhub.domain.planning.steering import (
     ChargingSchedule,
     constant_schedule,
@@ -112,6 +113,7 @@ class StrategyRunner:
         self._changes = changes
         self._settings = settings or RunnerSettings()
         self._controllers: dict[tuple[str, str], SurplusController] = {}
+        self._forecast: tuple[datetime, tuple[LoadPeriod, ...]] | None = None
 
     async def tick(self) -> TickReport:
         now = self._clock.now()
@@ -182,7 +184,6 @@ class StrategyRunner:
             tz,
             grid_limit_kw=None if stored is None else stored.grid_import_limit_kw,
             tariff=None if stored is None else tariff_from_json(stored.tariff),
-            forecast=sandbox_site.forecast(now, now + FORECAST) if simulated_site else (),
         )
         grid = _posted_grid_kw(stored, now)
         if grid is None and simulated_site:
@@ -200,7 +201,7 @@ class StrategyRunner:
             strategy=strategy,
             plugged_in=plugged,
             goal=device.goal,
-            site_updated_at=None if inputs.stored_site is None else inputs.stored_site.updated_at,
+            site=_site_terms(inputs.stored_site),
             delivered_kwh=delivered,
         )
         replanned = needs_plan(run, strategy, key, now)
@@ -269,8 +270,16 @@ class StrategyRunner:
             needed = energy_needed(device.goal, device, inputs.vehicle)
             if needed is not None:
                 goal = Goal(needed, datetime.fromisoformat(device.goal["readyAt"]))
-        site = inputs.site if strategy == SURPLUS_FIRST else replace(inputs.site, forecast=())
+        site = inputs.site
+        if strategy == SURPLUS_FIRST and device.environment is Environment.SANDBOX:
+            site = replace(site, forecast=self._simulated_forecast(now))
         return plan_charging(now=now, site=site, charger=charger_limits(device), goal=goal)
+
+    def _simulated_forecast(self, now: datetime) -> tuple[LoadPeriod, ...]:
+        """The sandbox sites' forecast: one simulated meter for all, made once a look."""
+        if self._forecast is None or self._forecast[0] != now:
+            self._forecast = (now, sandbox_site.forecast(now, now + FORECAST))
+        return self._forecast[1]
 
     def _limits(
         self,
@@ -475,6 +484,17 @@ def plan_fields(plan: Plan, status: str, explanation: str) -> dict[str, Any]:
         else None,
         "explanation": explanation,
     }
+
+
+def _site_terms(stored: StoredSite | None) -> str | None:
+    """What of the site a plan depends on (not its readings): its timezone, limit, tariff."""
+    if stored is None:
+        return None
+    return json.dumps(
+        [stored.timezone, stored.grid_import_limit_kw, stored.tariff],
+        sort_keys=True,
+        separators=(",", ":"),
+    )
 
 
 def _posted_grid_kw(stored: StoredSite | None, now: datetime) -> float | None:

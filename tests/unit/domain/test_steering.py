@@ -91,7 +91,7 @@ def test_a_plan_is_made_again_when_an_input_changes_or_it_is_due() -> None:
         strategy="auto.charge_tariff",
         plugged_in=True,
         goal={"readyAt": "x", "energy": {"value": 10, "unit": "kwh"}},
-        site_updated_at=at(0),
+        site='["UTC", null, {}]',
         delivered_kwh=1.2,
     )
     run = StrategyRun("c", "auto.charge_tariff", key, {}, None, None, at(1), at(0))
@@ -103,7 +103,7 @@ def test_a_plan_is_made_again_when_an_input_changes_or_it_is_due() -> None:
         strategy="auto.charge_tariff",
         plugged_in=True,
         goal={"readyAt": "x", "energy": {"value": 10, "unit": "kwh"}},
-        site_updated_at=at(0),
+        site='["UTC", null, {}]',
         delivered_kwh=1.6,  # the next half kWh
     )
     assert needs_plan(run, "auto.charge_tariff", moved, at(0.5))
@@ -111,7 +111,7 @@ def test_a_plan_is_made_again_when_an_input_changes_or_it_is_due() -> None:
         strategy="auto.charge_tariff",
         plugged_in=True,
         goal={"readyAt": "x", "energy": {"value": 10, "unit": "kwh"}},
-        site_updated_at=at(0),
+        site='["UTC", null, {}]',
         delivered_kwh=1.4,
     )
     assert same == key
@@ -120,7 +120,7 @@ def test_a_plan_is_made_again_when_an_input_changes_or_it_is_due() -> None:
             strategy="auto.charge_tariff",
             plugged_in=False,
             goal=None,
-            site_updated_at=None,
+            site=None,
             delivered_kwh=0,
         )
         != key

@@ -74,8 +74,15 @@ class PgSignals:
         self._wakeup = asyncio.Event()
 
     @property
+    def name(self) -> str:
+        return self._name
+
+    @property
     def up(self) -> bool:
         return self._up
+
+    def hears(self, process: str) -> bool:
+        return process in self._others
 
     @property
     def pending(self) -> bool:

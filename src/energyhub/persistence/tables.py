@@ -362,6 +362,11 @@ ocpp_charge_points = Table(
     Column("control", JsonDocument, nullable=False),  # stop conditions of the running charge
     Column("created_at", UTCDateTime(), nullable=False),
     Column("updated_at", UTCDateTime(), nullable=False),
+    # the process holding the charger's connection (persistence/charger_owners.py): its name
+    # on the channel, the generation (one up per connection), and until when it counts
+    Column("owner", String(64), nullable=True),
+    Column("owner_generation", Integer, nullable=False, server_default="0"),
+    Column("owner_lease_until", UTCDateTime(), nullable=True),
 )
 
 # --- SunSpec batteries (CONTRACT 8; drivers/sunspec) ----------------------------------------

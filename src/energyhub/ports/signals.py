@@ -20,12 +20,24 @@ class Topic(StrEnum):
     DUE = "due"  # payload: the worker's name, a space, the due time (epoch s) or nothing
     DEVICE = "device"  # payload: a device id whose stored body changed
     KEY = "key"  # payload: an API key id that was revoked
+    # command routing (drivers/ocpp/routing.py); each payload starts with the process it is for
+    ROUTE = "route"  # "<owner process> <request JSON>": run this on a charger you hold
+    ROUTED = "routed"  # "<caller process> <answer JSON>": the answer to a routed request
+    OWNER = "owner"  # "<charge point id> <generation>": a process took a charger's connection
 
 
 class Signals(Protocol):
     @property
+    def name(self) -> str:
+        """This process on the channel (unique across hosts and restarts)."""
+
+    @property
     def up(self) -> bool:
         """Whether signals from other processes are being heard now."""
+
+    def hears(self, process: str) -> bool:
+        """Whether the process named `process` listens on the channel (as last looked up,
+        every second: a process that died drops out when its connection ends)."""
 
     @property
     def pending(self) -> bool:

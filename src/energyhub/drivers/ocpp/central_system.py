@@ -11,7 +11,7 @@ import re
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -91,7 +91,21 @@ class OcppSettings(BaseSettings):
         )
 
 
+class ConnectionOwners(Protocol):
+    """Who holds each charger's connection among processes (`routing.OcppRouting`)."""
+
+    async def claim(self, station: Station) -> int | None: ...
+
+    async def release(self, station: Station, generation: int | None) -> None: ...
+
+    def start(self) -> None: ...
+
+    async def stop(self) -> None: ...
+
+
 class CentralSystem:
+    owners: ConnectionOwners | None = None  # set when several processes share the database
+
     def __init__(
         self,
         store: ChargePointStore,
@@ -176,6 +190,7 @@ class CentralSystem:
         from energyhub.drivers.ocpp.link import WebSocketConnection  # `ocpp`: on first use
 
         station = self._station(record)
+        generation = None if self.owners is None else await self.owners.claim(station)
         connection = WebSocketConnection(websocket, station.seen)
         link = self._link(protocol, station, connection)
         previous = station.link
@@ -193,6 +208,8 @@ class CentralSystem:
             link.closed.set()
             if station.detach(link):
                 log.info("%s disconnected", charge_point_id)
+            if self.owners is not None:
+                await self.owners.release(station, generation)
 
     async def _authenticated(self, websocket: WebSocket, charge_point_id: str, stored: str) -> bool:
         """HTTP Basic with the charge point id as the user; a refusal is answered here."""
@@ -349,6 +366,8 @@ class CentralSystem:
     def start(self) -> None:
         if self._runner is None:
             self._runner = asyncio.create_task(self._run(), name="ocpp-central-system")
+            if self.owners is not None:
+                self.owners.start()
 
     async def _run(self) -> None:
         check_every = max(0.05, min(5.0, self.config.heartbeat_s / 4))
@@ -377,6 +396,8 @@ class CentralSystem:
             if link is not None:
                 station.detach(link)
                 await link.close(1001, "service stopping")
+        if self.owners is not None:
+            await self.owners.stop()
         await self.credentials.close()
         tasks = list(self._tasks)
         for task in tasks:

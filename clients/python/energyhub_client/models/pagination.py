@@ -13,10 +13,12 @@ T = TypeVar("T", bound="Pagination")
 class Pagination:
     """
     Attributes:
-        limit (int):
-        offset (int):
-        total (int):
-        has_more (bool):
+        limit (int): The most items a page holds.
+        offset (int): How many items come before this page.
+        total (int): How many items match. Counting stops 1,000 items past this page: when at most 1,000 follow it,
+            `total` is exact; when more follow, `total` is `offset` + the items on this page + 1,000, a lower bound (more
+            items match). A page past the end (no items) carries the exact number.
+        has_more (bool): Whether items follow this page; always exact (`offset + limit < total`).
     """
 
     limit: int

@@ -109,6 +109,10 @@ class OcppRouting:
     def holds(self, station: Station) -> bool:
         return station.online and station.record.charge_point_id in self._held
 
+    def generation(self, charge_point_id: str) -> int | None:
+        """The generation of the charger's connection held here (None: not held here)."""
+        return self._held.get(charge_point_id)
+
     # --- the central system's hooks --------------------------------------------------------
     async def claim(self, station: Station) -> int | None:
         """A connection was accepted: this process holds the charger (None: the claim could

@@ -17,7 +17,9 @@ webhook deliveries received. Targets: each storm under 10 s, RSS under 150 MB, p
 200 ms. The chargers and this process share the machine's cores with the service.
 
 Run: `.venv/bin/python bench/ocpp_fleet.py [--chargers 1000] [--interval 10] [--pushes 200]
-[--rate 5] [--seconds 60]`.
+[--rate 5] [--seconds 60] [--template PATH]`. Commissioning 1,000 chargers takes a minute or
+more: `--template` keeps the commissioned database in PATH and later runs with the same
+`--chargers` start from a copy of it (delete it after a schema change).
 """
 
 from __future__ import annotations
@@ -25,8 +27,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import base64
+import json
 import os
 import random
+import shutil
 import socket
 import statistics
 import subprocess
@@ -259,8 +263,18 @@ async def main(args: argparse.Namespace) -> None:
     workdir = Path(tempfile.mkdtemp(prefix="ocpp-fleet-"))
     db = workdir / "fleet.db"
     t0 = time.perf_counter()
-    key, fleet = await _setup(db, args.chargers)
-    print(f"commissioned {len(fleet)} chargers in {time.perf_counter() - t0:.1f} s")
+    template = Path(args.template) if args.template else None
+    if template is not None and template.exists():
+        shutil.copyfile(template, db)
+        key, fleet = json.loads(template.with_suffix(".json").read_text())
+        fleet = [tuple(charger) for charger in fleet]
+        print(f"{len(fleet)} commissioned chargers copied from {template}")
+    else:
+        key, fleet = await _setup(db, args.chargers)
+        print(f"commissioned {len(fleet)} chargers in {time.perf_counter() - t0:.1f} s")
+        if template is not None:
+            shutil.copyfile(db, template)
+            template.with_suffix(".json").write_text(json.dumps([key, fleet]))
     port = _free_port()
     env = {
         **os.environ,
@@ -372,4 +386,5 @@ if __name__ == "__main__":
     parser.add_argument("--pushes", type=int, default=200)
     parser.add_argument("--rate", type=float, default=5.0)
     parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--template", help="commissioned database to copy (made if missing)")
     asyncio.run(main(parser.parse_args()))

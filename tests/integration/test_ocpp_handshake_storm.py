@@ -176,6 +176,37 @@ async def test_passwords_hash_in_a_thread_pool_while_the_loop_answers_http(
     assert sorted(health)[len(health) // 2] < 0.5
 
 
+async def test_a_fleet_with_its_own_passwords_is_let_in_only_by_each_ones_own(
+    service: Service, checker: CredentialChecker
+) -> None:
+    """Distinct passwords connect at once, one scrypt run each; right after, with every one
+    remembered, a wrong password (another charger's included) is refused, and a changed
+    password (a new stored hash) makes the remembered one worthless."""
+    caller = await service.live_caller()
+    fleet = {f"CP-OWN-{i}": f"CP-OWN-{i}-its-own-password" for i in range(16)}
+    for cp_id, password in fleet.items():
+        await service.commission(caller, cp_id, password=password)
+    connected = await asyncio.gather(*(_handshake(service, c, p) for c, p in fleet.items()))
+    assert connected == [(101, None)] * len(fleet)
+    assert checker.hashes == len(fleet)
+    ids = list(fleet)
+    for cp_id, other in zip(ids, ids[1:] + ids[:1], strict=True):
+        assert await _handshake(service, cp_id, fleet[other]) == (401, None)
+    assert await _handshake(service, ids[-1], fleet[ids[-1]] + "x") == (401, None)
+    assert checker.hashes == len(fleet)  # refused against the remembered proof, no scrypt
+    changed = "CP-OWN-0-a-new-password"
+    async with service.container.engine.begin() as connection:
+        await connection.execute(
+            update(ocpp_charge_points)
+            .where(ocpp_charge_points.c.charge_point_id == ids[0])
+            .values(password_hash=hash_password(changed))
+        )
+    assert await _handshake(service, ids[0], fleet[ids[0]]) == (401, None)
+    assert await _handshake(service, ids[0], changed) == (101, None)
+    assert await _handshake(service, ids[1], fleet[ids[1]]) == (101, None)  # still remembered
+    assert checker.hashes == len(fleet) + 2
+
+
 _POOL_MEMORY = """
 import asyncio, sys
 from datetime import UTC, datetime

@@ -14,6 +14,7 @@ Decisions the contract leaves open:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
@@ -89,45 +90,56 @@ class StrategyService:
 
     async def put_site(self, principal: Principal, user_ref: str, body: object) -> dict[str, Any]:
         """Changes the fields sent; checked in this order: the user (404), the body (400)."""
-        async with self._uow() as tx:
-            await _user(tx, principal, user_ref)
-        changes = parse_site(body)
-        return await self._change(principal, user_ref, lambda site: replace(site, **changes.values))
+
+        def change(parsed: Any) -> Callable[[StoredSite], StoredSite]:
+            return lambda site: replace(site, **parsed.values)
+
+        return await self._change(principal, user_ref, lambda: parse_site(body), change)
 
     async def add_prices(self, principal: Principal, user_ref: str, body: object) -> dict[str, Any]:
-        async with self._uow() as tx:
-            await _user(tx, principal, user_ref)
-        added = parse_prices(body)
-        return await self._change(
-            principal, user_ref, lambda site: replace(site, tariff=merge_prices(site.tariff, added))
-        )
+        def change(added: Any) -> Callable[[StoredSite], StoredSite]:
+            return lambda site: replace(site, tariff=merge_prices(site.tariff, added))
+
+        return await self._change(principal, user_ref, lambda: parse_prices(body), change)
 
     async def add_readings(
         self, principal: Principal, user_ref: str, body: object
     ) -> dict[str, Any]:
-        async with self._uow() as tx:
-            await _user(tx, principal, user_ref)
-        reading = parse_readings(body, self._clock.now())
-        return await self._change(
-            principal,
-            user_ref,
-            lambda site: replace(site, last_reading=newer_reading(site.last_reading, reading)),
-        )
+        """A meter's readings: one transaction of four statements (a site's meter may post
+        every few seconds)."""
 
-    async def _change(self, principal: Principal, user_ref: str, change: Any) -> dict[str, Any]:
-        """Applies `change` to the user's site (made first when there is none) under its
-        row lock, so concurrent writers take turns, and answers the site record."""
+        def change(reading: Any) -> Callable[[StoredSite], StoredSite]:
+            return lambda site: replace(
+                site, last_reading=newer_reading(site.last_reading, reading)
+            )
+
+        now = self._clock.now()
+        return await self._change(principal, user_ref, lambda: parse_readings(body, now), change)
+
+    async def _change(
+        self,
+        principal: Principal,
+        user_ref: str,
+        parse: Callable[[], Any],
+        change: Callable[[Any], Callable[[StoredSite], StoredSite]],
+    ) -> dict[str, Any]:
+        """In one transaction: the user (404), the parsed body (400), then `change` applied
+        to the user's site (made first when there is none) under its row lock, so
+        concurrent writers take turns; answers the site record."""
         now = self._clock.now()
         async with self._uow() as tx:
             user = await _user(tx, principal, user_ref)
+            apply = change(parse())
             env = principal.environment
-            empty = StoredSite(principal.account_id, env, user.id, None, None, None, None, now)
-            await tx.sites.ensure(empty)
             current = await tx.sites.get(principal.account_id, env, user.id, lock=True)
+            if current is None:
+                empty = StoredSite(principal.account_id, env, user.id, None, None, None, None, now)
+                await tx.sites.ensure(empty)
+                current = await tx.sites.get(principal.account_id, env, user.id, lock=True)
             assert current is not None, "ensured above"
-            updated = replace(change(current), updated_at=now)
+            updated = replace(apply(current), updated_at=now)
             await tx.sites.save(updated)
-            timezone = await _first_device_timezone(tx, principal, user)
+            timezone = updated.timezone or await _first_device_timezone(tx, principal, user)
         return site_record(updated, timezone)
 
     # --- goals and plans ------------------------------------------------------------------

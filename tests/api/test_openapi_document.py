@@ -25,6 +25,10 @@ from tests.support import Api, open_api
 pytestmark = pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
 
 KINDS = ("Battery", "EvCharger")
+RECORD = (
+    "record the examples again: ENERGYHUB_WRITE_OPENAPI_EXAMPLES=1 .venv/bin/pytest -q "
+    "tests/api/test_openapi_document.py -k tour, then scripts/check-clients --write"
+)
 CAMEL_CASE = re.compile(r"^[a-z][a-z0-9]*(?:[A-Z][a-z0-9]+)*$")
 CITATIONS = re.compile(r"\bspec(?:'s)? \d|\bthe spec\b|\bCONTRACT\b|\bcontract \d", re.IGNORECASE)
 
@@ -185,9 +189,9 @@ async def test_the_tour_behind_the_examples_succeeds_and_matches_them(api: Api) 
     for name, call in recorded.items():
         schema = by_id[name]["responses"][str(call["status"])]["content"]["application/json"]
         found += [f"{name}: {p}" for p in problems(document, schema["schema"], call["response"])]
-        assert name in stored, f"{name} has no stored example: record them again"
+        assert name in stored, f"{name} has no stored example: {RECORD}"
         assert (stored[name]["status"], keys(stored[name])) == (call["status"], keys(call)), (
-            f"{name}: the answer changed: record the examples again"
+            f"{name}: the answer changed: {RECORD}"
         )
     assert not found, "\n".join(found)
 

@@ -23,7 +23,7 @@ class Topic(StrEnum):
     # command routing (drivers/ocpp/routing.py); each payload starts with the process it is for
     ROUTE = "route"  # "<owner process> <request JSON>": run this on a charger you hold
     ROUTED = "routed"  # "<caller process> <answer JSON>": the answer to a routed request
-    OWNER = "owner"  # "<charge point id> <generation>": a process took a charger's connection
+    OWNER = "owner"  # "<charge point id> <generation> <process> <device id>": it took a charger
 
 
 class Signals(Protocol):

@@ -45,7 +45,7 @@ from energyhub.domain.readings import (
 from energyhub.drivers.ocpp.central_system import REPLACED, CentralSystem
 from energyhub.drivers.ocpp.driver import COMMAND_DEADLINE_S, OcppDriver
 from energyhub.drivers.ocpp.station import Station
-from energyhub.ports.charger_owners import ChargerOwners
+from energyhub.ports.charger_owners import ChargerOwner, ChargerOwners
 from energyhub.ports.ocpp import ChargePointStore
 from energyhub.ports.signals import Signals, Topic
 
@@ -92,6 +92,9 @@ class OcppRouting:
         self._clock = clock
         self._lease = timedelta(seconds=lease_s)
         self._renew_s = renew_s
+        self._known_for = timedelta(seconds=renew_s)
+        # device id -> its holder elsewhere, and until when that is trusted without a look-up
+        self._known: dict[str, tuple[ChargerOwner, datetime]] = {}
         self._held: dict[str, int] = {}  # charge point id -> the generation held here
         self._waiting: dict[str, asyncio.Future[dict[str, Any]]] = {}  # by request id
         self._ran: OrderedDict[str, None] = OrderedDict()  # request ids run here
@@ -124,7 +127,7 @@ class OcppRouting:
             log.exception("routing: cannot claim %s; only this process can command it", cp_id)
             return None
         self._held[cp_id] = generation
-        self._signals.publish(Topic.OWNER, f"{cp_id} {generation}")
+        self._signals.publish(Topic.OWNER, f"{cp_id} {generation} {self.name} {station.device_id}")
         return generation
 
     async def release(self, station: Station, generation: int | None) -> None:
@@ -164,7 +167,7 @@ class OcppRouting:
         retry_moved: bool = True,
     ) -> dict[str, Any]:
         """Runs `op` on the process holding the device's charger; its result."""
-        owner = await self._owners.owner_of(device.id, self._clock.now())
+        owner = await self._owner_of(device.id, fresh=not retry_moved)
         if owner is None or owner.process == self.name:
             raise _offline(NOT_CONNECTED)
         if not self._signals.hears(owner.process):  # it died: its lease runs out soon
@@ -241,6 +244,21 @@ class OcppRouting:
         raise DriverError(
             DeviceTimeout.code, "The charger did not confirm in time.", retryable=True
         )
+
+    async def _owner_of(self, device_id: str, *, fresh: bool) -> ChargerOwner | None:
+        """The device's holder: as its `owner` signal or the last look-up said, for up to
+        `renew_s` (a holder that died drops out of the channel at once; one that moved
+        answers `moved`), else from the database."""
+        now = self._clock.now()
+        known = None if fresh else self._known.get(device_id)
+        if known is not None and now < known[1] and self._signals.hears(known[0].process):
+            return known[0]
+        owner = await self._owners.owner_of(device_id, now)
+        if owner is None:
+            self._known.pop(device_id, None)
+        else:
+            self._known[device_id] = (owner, now + self._known_for)
+        return owner
 
     def _answer_heard(self, payload: str) -> None:
         to, _, body = payload.partition(" ")
@@ -340,7 +358,11 @@ class OcppRouting:
 
     # --- fencing and leases -----------------------------------------------------------------
     def _owner_heard(self, payload: str) -> None:
-        cp_id, _, generation = payload.rpartition(" ")
+        cp_id, generation, process, device_id = payload.split(" ")
+        known = self._known.get(device_id)
+        if known is None or known[0].generation < int(generation):
+            owner = ChargerOwner(cp_id, process, int(generation))
+            self._known[device_id] = (owner, self._clock.now() + self._known_for)
         held = self._held.get(cp_id)
         if held is not None and held < int(generation):
             self._fence(cp_id)

@@ -127,6 +127,8 @@ def _end_runs(fronts: dict[_State, list[_Node]]) -> dict[_State, list[_Node]]:
     if len(fronts) == 1:
         [((blocks, _), front)] = fronts.items()
         return {(blocks, False): front}
+    if not any(reaches_end for _, reaches_end in fronts):  # already so, and pruned
+        return fronts
     merged: dict[_State, list[_Node]] = {}
     for (blocks, _), front in fronts.items():
         merged.setdefault((blocks, False), []).extend(front)

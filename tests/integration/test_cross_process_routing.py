@@ -2,8 +2,9 @@
 database, an OCPP 1.6 charger (the `ocpp` package) connected to process A. An immediate
 push and a settings write sent to process B reach the charger through A; a push in flight
 when A is killed (SIGKILL) fails with DEVICE_TIMEOUT at once and is not sent again; the
-charger reconnects to B and is commanded there. Every frame the charger receives is
-counted: none arrives twice."""
+charger reconnects to B and is commanded there. And an `energyhub worker` process, which
+holds no charger, sends a window's command and its restore through the API process that
+holds it. Every frame the charger receives is counted: none arrives twice."""
 
 from __future__ import annotations
 
@@ -11,8 +12,10 @@ import asyncio
 import contextlib
 import time
 from collections import Counter
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import asyncpg
 import httpx
@@ -24,7 +27,7 @@ from energyhub.domain.accounts import Environment
 from tests.conftest import reset_postgres
 from tests.integration.cross_process import dsn, wait_for_channels
 from tests.integration.ocpp_support import PASSWORD, WAIT, Answers, Charger, Sim16, Wire, basic
-from tests.processes import Service, start_service
+from tests.processes import Service, start_service, start_worker
 
 CP = "CP-ROUTED"
 COMMANDS = ("SetChargingProfile", "RemoteStartTransaction", "ChangeConfiguration")
@@ -198,3 +201,77 @@ async def test_any_process_commands_a_charger_held_by_another(
                 await plugged.close()
         a.stop()
         b.stop()
+
+
+async def test_a_worker_process_dispatches_and_restores_a_window_through_the_holder(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    """`serve --no-workers` holds the charger; an `energyhub worker` (which holds none)
+    sends the window's command at its start and the restore at its end, both routed."""
+    await reset_postgres(postgres_url)
+    key, device_id = await commissioned(postgres_url, tmp_path)
+    env = {"ENERGYHUB_DATA_DIR": str(tmp_path), "ENERGYHUB_OCPP_RESPONSE_TIMEOUT_S": "5"}
+    api, worker = await asyncio.gather(
+        asyncio.to_thread(
+            start_service, postgres_url, tmp_path, "--no-demo", "--no-workers", env=env
+        ),
+        asyncio.to_thread(start_worker, postgres_url, tmp_path, env),
+    )
+    plugged: Charger | None = None
+    try:
+        pids = (api.process.pid, worker.process.pid)
+        await asyncio.to_thread(wait_for_channels, postgres_url, *pids)
+        plugged = await plug(api)
+        await held_by(postgres_url, api, 1)
+        async with httpx.AsyncClient(
+            base_url=api.base, headers={"x-api-key": key}, timeout=40
+        ) as client:
+            body = await ready(client, device_id)
+            idle = await client.post(
+                f"/ev-charger/{device_id}", json={"action": {"command": "idle", "parameters": {}}}
+            )
+            assert idle.status_code == 200, idle.text
+            zone = ZoneInfo(body["metadata"]["timezone"])
+            local = datetime.now(zone).replace(microsecond=0, tzinfo=None)
+            start, end = local + timedelta(seconds=2), local + timedelta(seconds=4)
+            seen = len(plugged.wire.calls)
+            window = await client.post(
+                f"/ev-charger/{device_id}",
+                json={
+                    "action": {
+                        "command": "charge",
+                        "parameters": {"power": {"value": 11, "unit": "kw"}},
+                    },
+                    "start": start.isoformat(),
+                    "end": end.isoformat(),
+                },
+            )
+            assert window.status_code == 202, window.text
+            action_id = window.json()["data"]["id"]
+            deadline = time.monotonic() + 3 * WAIT
+            while True:
+                found = (await client.get(f"/actions/{action_id}")).json()["data"]
+                limits = [
+                    p["csChargingProfiles"]["chargingSchedule"]["chargingSchedulePeriod"][0][
+                        "limit"
+                    ]
+                    for name, p in plugged.wire.calls[seen:]
+                    if name == "SetChargingProfile"
+                ]
+                if found["state"] == "completed" and len(limits) >= 2:
+                    break
+                assert time.monotonic() < deadline, (found, plugged.wire.actions()[seen:])
+                await asyncio.sleep(0.2)
+            await asyncio.sleep(0.5)  # a frame sent twice would have arrived by now
+        limits = [
+            p["csChargingProfiles"]["chargingSchedule"]["chargingSchedulePeriod"][0]["limit"]
+            for name, p in plugged.wire.calls[seen:]
+            if name == "SetChargingProfile"
+        ]
+        assert limits == [11000.0, 0.0], plugged.wire.calls[seen:]  # the window, its restore
+        assert commands(plugged.wire)["RemoteStartTransaction"] == 1
+    finally:
+        if plugged is not None:
+            await plugged.close()
+        api.stop()
+        worker.stop()

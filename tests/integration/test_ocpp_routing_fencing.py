@@ -2,19 +2,24 @@
 PostgreSQL database: a charger that connects to the second is no longer commanded by the
 first (the first closes its own connection), and a routed request that reaches its holder
 twice (the channel repeated it) or names an old generation is sent to the charger at most
-once. The requests are raw notifications on the channel, as another process sends them."""
+once (those requests are raw notifications on the channel, as another process sends
+them); a strategy's schedule and its release steered from the second reach a charger the
+first holds, as the same profile the first sends itself."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime
 from typing import Any
 
 import asyncpg
 import pytest
 
-from energyhub.drivers.ocpp.routing import OcppRouting
+from energyhub.domain.planning.steering import constant_schedule
+from energyhub.drivers.ocpp.routing import OcppRouting, RoutedOcppDriver
+from energyhub.persistence.ocpp import SqlChargePointStore
 from tests.conftest import reset_postgres
 from tests.integration.cross_process import dsn
 from tests.integration.ocpp_support import WAIT, Service, charger, connect_charger, running_service
@@ -124,3 +129,36 @@ async def test_a_routed_request_is_sent_at_most_once_and_only_by_its_generation(
             assert holder.executed == 1
     finally:
         await listener.close()
+
+
+async def test_a_strategy_schedule_and_its_release_reach_a_charger_held_elsewhere(
+    pair: tuple[Service, Service],
+) -> None:
+    a, b = pair
+    caller = await a.live_caller()
+    device_id = await a.commission(caller, "CP-STEER")
+    device = await SqlChargePointStore(b.container.engine).device(device_id)
+    assert device is not None
+    routed = b.container.drivers["ocpp"]
+    routed = getattr(routed, "driver", routed)  # the metered wrapper's driver
+    assert isinstance(routed, RoutedOcppDriver)
+    async with charger(a, "CP-STEER") as cp:
+        seen = len(cp.wire.calls)
+        now = datetime.now(UTC)
+        assert not routed.can_steer(device)  # steering stays with the holder's runner
+        await routed.steer(device, constant_schedule(7.0, now), now)
+        routed_profile = await cp.wire.next_call("SetChargingProfile", seen)
+        assert routed_profile["csChargingProfiles"]["chargingProfileKind"] == "Absolute"
+        # the same schedule sent by the holder itself makes the same profile
+        local = a.container.drivers["ocpp"]
+        local = getattr(local, "driver", local)
+        assert isinstance(local, RoutedOcppDriver)
+        assert local.can_steer(device)
+        before_local = len(cp.wire.calls)
+        await local.steer(device, constant_schedule(7.0, now), now)
+        local_profile = await cp.wire.next_call("SetChargingProfile", before_local)
+        assert local_profile == routed_profile
+        after_steer = len(cp.wire.calls)
+        await routed.release(device, now)
+        await cp.wire.next_call("ClearChargingProfile", after_steer)
+        assert cp.wire.actions()[seen:after_steer] == ["SetChargingProfile"] * 2

@@ -208,6 +208,13 @@ async def build_container(
     ocpp_store = SqlChargePointStore(engine)
     ocpp = CentralSystem(ocpp_store, clock, OcppSettings().config(), changes.publish)
     drivers[DriverName.OCPP] = OcppDriver(ocpp)
+    if signals is not None:  # several processes: a command reaches a charger held by another
+        from energyhub.drivers.ocpp.routing import routed_driver
+        from energyhub.persistence.charger_owners import SqlChargerOwners
+
+        drivers[DriverName.OCPP] = routed_driver(
+            ocpp, ocpp_store, SqlChargerOwners(engine), signals, clock
+        )
     sunspec_driver = SunspecDriver(SqlSunspecEndpoints(engine).get)
     drivers[DriverName.SUNSPEC] = sunspec_driver
     metrics = PrometheusMetrics()

@@ -358,7 +358,11 @@ class OcppRouting:
 
     # --- fencing and leases -----------------------------------------------------------------
     def _owner_heard(self, payload: str) -> None:
-        cp_id, generation, process, device_id = payload.split(" ")
+        parts = payload.split(" ")
+        if len(parts) != 4:  # malformed, or from a process of another version
+            log.warning("routing: a malformed owner signal %r", payload)
+            return
+        cp_id, generation, process, device_id = parts
         known = self._known.get(device_id)
         if known is None or known[0].generation < int(generation):
             owner = ChargerOwner(cp_id, process, int(generation))

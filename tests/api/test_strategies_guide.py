@@ -3,28 +3,16 @@
 
 from __future__ import annotations
 
-import re
-import shlex
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
+from tests.api.curl_replay import curl_commands, replay
 from tests.support import Api
 
 GUIDE = Path(__file__).parents[2] / "docs" / "strategies.md"
 pytestmark = pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
-
-
-def curl_commands(text: str) -> list[list[str]]:
-    """Each `curl` command of the guide's sh blocks, continuation lines joined."""
-    commands: list[list[str]] = []
-    for block in re.findall(r"```sh\n(.*?)```", text, flags=re.DOTALL):
-        for word in shlex.split(block.replace("\\\n", " "), comments=True):
-            if word == "curl":
-                commands.append([])
-            commands[-1].append(word)
-    return commands
 
 
 async def test_every_curl_example_of_the_guide_succeeds(api: Api) -> None:
@@ -35,24 +23,7 @@ async def test_every_curl_example_of_the_guide_succeeds(api: Api) -> None:
     commands = curl_commands(GUIDE.read_text())
     assert len(commands) == 11
     for argv in commands:
-        method, headers, body, url = "GET", {}, None, ""
-        words = iter(argv[1:])
-        for word in words:
-            if word == "-X":
-                method = next(words)
-            elif word == "-H":
-                name, _, value = next(words).partition(": ")
-                headers[name] = value
-            elif word == "-d":
-                body = next(words)
-                method = "POST" if method == "GET" else method
-            elif word.startswith("$API/"):
-                url = word
-        for name, value in {**variables, **headers}.items():
-            if name.startswith("$"):
-                url = url.replace(name, value)
-        headers = {k: v.replace("$KEY", caller.key) for k, v in headers.items()}
-        response = await api.client.request(method, url, content=body, headers=headers)
+        response = await replay(api.client, argv, variables)
         assert response.status_code in (200, 202), (argv, response.text)
     plan = (await api.get(caller, f"/ev-charger/{charger['id']}/plan")).json()["data"]
     assert plan["strategy"] == "auto.charge_tariff"

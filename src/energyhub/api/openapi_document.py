@@ -16,6 +16,7 @@ import orjson
 from fastapi import FastAPI
 
 from energyhub.api.openapi_errors import COMMON, OPERATION_ERRORS, error_example
+from energyhub.api.openapi_guides import GUIDE_TAGS
 from energyhub.domain.errors import ApiError
 
 SECURITY_SCHEME = "ApiKey"
@@ -105,8 +106,13 @@ def refine(document: dict[str, Any], public_url: str | None) -> dict[str, Any]:
         else {"url": "/", "description": "The server this document was read from"}
     ]
     described = {tag["name"]: tag for tag in document.get("tags", [])}
-    document["tags"] = [described.get(tag["name"], tag) for tag in TAGS] + [
+    reference = [described.get(tag["name"], tag) for tag in TAGS] + [
         tag for name, tag in described.items() if name not in {t["name"] for t in TAGS}
+    ]
+    document["tags"] = GUIDE_TAGS + reference
+    document["x-tagGroups"] = [
+        {"name": "Guides", "tags": [tag["name"] for tag in GUIDE_TAGS]},
+        {"name": "Reference", "tags": [tag["name"] for tag in reference]},
     ]
     components = document.setdefault("components", {})
     components["securitySchemes"] = {SECURITY_SCHEME: KEY_SCHEME}

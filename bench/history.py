@@ -531,6 +531,11 @@ def main() -> int:
     parser.add_argument("--rows", type=int, default=200_000)
     parser.add_argument("--pending", type=int, default=200_000)
     parser.add_argument("--keep", action="store_true", help="keep the databases")
+    parser.add_argument(
+        "--log-slow-ms",
+        type=float,
+        help="log statements slower than this in the server's log (log_min_duration_statement)",
+    )
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING)
     if "ENERGYHUB_SECRET_KEY" not in os.environ:  # shared by this process and the server's
@@ -550,6 +555,13 @@ def main() -> int:
             for size, name in names.items():
                 asyncio.run(admin(f'CREATE DATABASE "{name}"'))
                 made.append(name)
+                if args.log_slow_ms is not None:
+                    asyncio.run(
+                        admin(
+                            f'ALTER DATABASE "{name}" SET log_min_duration_statement = '
+                            f"{args.log_slow_ms:g}"
+                        )
+                    )
                 began = time.perf_counter()
                 fixtures[size] = asyncio.run(build_through_service(name))
                 if size == "big":

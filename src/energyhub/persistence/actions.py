@@ -26,12 +26,22 @@ from energyhub.persistence.types import UTCDateTime, aware
 def in_play_sql(alias: str, device: str, now: str) -> str:
     """`Action.in_play` as SQL: the device's actions in `IN_PLAY_STATES` and its completed
     windows still running; `alias` names the actions table, `device` and `now` are
-    parameters (or expressions). Both databases, every unit of work, read with it."""
-    states = ", ".join(f"'{state.value}'" for state in sorted(IN_PLAY_STATES))
-    return (
-        f"{alias}.device_id = {device} AND ({alias}.state IN ({states}) OR "
-        f"({alias}.state = '{ActionState.COMPLETED.value}' AND {alias}.\"end\" > {now}))"
+    parameters (or expressions). Both databases, every unit of work, read with it.
+
+    One branch per state, each an equality the `(device_id, state, pk)` index serves, and
+    the running windows from the partial index of completed actions by end: a prepared
+    statement's generic plan, which takes a device to have the average number of actions,
+    otherwise read every past action of the device through the index and filtered them
+    (80 ms at 50,000; now under 1 ms whatever the past)."""
+    branches = [
+        f"SELECT pk FROM actions WHERE device_id = {device} AND state = '{state.value}'"
+        for state in sorted(IN_PLAY_STATES)
+    ]
+    branches.append(
+        f"SELECT pk FROM actions WHERE device_id = {device} "
+        f"AND state = '{ActionState.COMPLETED.value}' AND \"end\" > {now}"
     )
+    return f"{alias}.pk IN ({' UNION ALL '.join(branches)})"
 
 
 SELECT_IN_PLAY = (

@@ -36,8 +36,8 @@ curl -s -H "x-api-key: $KEY" -H 'content-type: application/json' \\
 ```
 
 `POST /sandbox/devices/{id}/simulate` plugs a charger's car in or out or sets a level;
-`/sandbox/devices/{id}/disconnect` and `/sandbox/devices/{id}/vpp-lock` show how the API answers a device whose
-credentials stopped working or that a virtual power plant holds.""",
+`/sandbox/devices/{id}/disconnect` and `/sandbox/devices/{id}/vpp-lock` show how the API
+answers a device whose credentials stopped working or that a virtual power plant holds.""",
     ),
     (
         "Pushes and conflicts",
@@ -81,8 +81,8 @@ the HTTP status: 400 `INVALID_REQUEST` (what is wrong, field by field in `detail
 401 `UNAUTHORIZED`, 404 `*_NOT_FOUND`, 409 `ACTION_CONFLICT`, 422 for a command or value the
 device does not take, 423 `VPP_LOCKED`, 429 `RATE_LIMITED` (with `Retry-After`), and
 502 for a device or manufacturer that failed the command (`DEVICE_OFFLINE`,
-`DEVICE_BUSY`: try again later). Every
-message says what to send instead; each operation lists the codes it can answer.""",
+`DEVICE_BUSY`: try again later). Every message says what to send instead; each operation
+lists the codes it can answer.""",
     ),
     (
         "Live devices",

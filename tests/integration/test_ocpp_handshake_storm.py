@@ -207,6 +207,23 @@ async def test_a_fleet_with_its_own_passwords_is_let_in_only_by_each_ones_own(
     assert checker.hashes == len(fleet) + 2
 
 
+async def test_a_charger_offering_compression_gets_plain_frames(service: Service) -> None:
+    """permessage-deflate is declined: a connection that compresses would keep ~40 KB of
+    zlib state for as long as it lives."""
+    caller = await service.live_caller()
+    await service.commission(caller, "CP-DEFLATE")
+    async with connect(
+        f"{service.ws_base}/CP-DEFLATE",
+        subprotocols=["ocpp1.6"],  # type: ignore[list-item]
+        additional_headers=basic("CP-DEFLATE", PASSWORD),
+        open_timeout=WAIT,
+        compression="deflate",
+    ) as ws:
+        assert ws.response is not None
+        assert "sec-websocket-extensions" not in ws.response.headers
+        assert ws.protocol.extensions == []
+
+
 _POOL_MEMORY = """
 import asyncio, sys
 from datetime import UTC, datetime

@@ -51,9 +51,12 @@ class PeerActivityProtocol(WebSocketsSansIOProtocol):
 
 def server_options(ping_s: float, pong_timeout_s: float | None = None) -> dict[str, Any]:
     """The uvicorn options that give the central system WebSocket-level liveness; the pong
-    may take `ping_s` unless told otherwise."""
+    may take `ping_s` unless told otherwise. No permessage-deflate: OCPP frames are small,
+    and a connection that compresses keeps a zlib compressor and decompressor (~40 KB, about
+    as much again as the rest of a charger's connection) for as long as it lives."""
     return {
         "ws": PeerActivityProtocol,
+        "ws_per_message_deflate": False,
         "ws_ping_interval": ping_s,
         "ws_ping_timeout": ping_s if pong_timeout_s is None else pong_timeout_s,
     }

@@ -89,7 +89,14 @@ class FailureWindow:
 class CredentialChecker:
     """Checks the password a charger presents against its stored hash (read from the
     database at every handshake, so a changed or removed charge point is never let in on
-    an old proof). `hashes` counts scrypt runs (tests and benches read it)."""
+    an old proof). `hashes` counts scrypt runs (tests and benches read it).
+
+    The remembered proofs: one per charge point id, at most one per charger that passed a
+    handshake in this process (so no more than the chargers commissioned). A password is
+    accepted without scrypt only when the charge point id, the HMAC of the presented
+    password and the stored hash it matched are all the same as now, within `cache_s` of
+    the scrypt run that verified it; a removed charge point is refused before (its row is
+    gone), and a changed password changes the stored hash."""
 
     def __init__(self, clock: Clock, policy: CredentialPolicy | None = None) -> None:
         self.policy = policy or CredentialPolicy()

@@ -59,6 +59,7 @@ SERVER = os.environ.get("ENERGYHUB_BENCH_POSTGRES_SERVER", "postgresql://postgre
 PAST_ACTIONS = 50_000
 BATTERIES = 50
 PAGE = 50
+MAX_OFFSET = 1_000_000  # the largest offset the API takes
 DEEP_PAGES = 40
 SAMPLES = 60
 LIST_P99_MS = 50.0
@@ -390,7 +391,7 @@ def list_figures(client: httpx.Client, fixture: Fixture, pid: int) -> dict[str, 
         "deep GET /battery": ("/battery", fixture.counts["devices"]),
     }
     for label, (path, count) in deep.items():
-        start = max(count - (DEEP_PAGES + 1) * PAGE, 0)
+        start = max(min(count, MAX_OFFSET) - (DEEP_PAGES + 1) * PAGE, 0)
         jump, _ = timed_get(client, path, {"limit": PAGE, "offset": start})
         before = cpu_seconds(pid)
         times = []

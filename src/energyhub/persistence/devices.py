@@ -231,6 +231,23 @@ class SqlDeviceRepository:
         ).first()
         return None if rows is None else User(rows.id, rows.email, rows.created_at)
 
+    async def first_device_timezone(
+        self, account_id: str, environment: Environment, user_id: str
+    ) -> str | None:
+        """The timezone of the user's first device (a site without its own has it)."""
+        return (
+            await self._c.execute(
+                select(devices.c.timezone)
+                .where(
+                    devices.c.account_id == account_id,
+                    devices.c.environment == environment.value,
+                    devices.c.user_id == user_id,
+                )
+                .order_by(devices.c.pk)
+                .limit(1)
+            )
+        ).scalar()
+
     async def ensure_user(
         self,
         account_id: str,

@@ -77,6 +77,9 @@ class DeviceRepository(PushDevices, Protocol):
     async def get_user(
         self, account_id: str, environment: Environment, ref: str
     ) -> User | None: ...
+    async def first_device_timezone(
+        self, account_id: str, environment: Environment, user_id: str
+    ) -> str | None: ...
     async def ensure_user(
         self,
         account_id: str,

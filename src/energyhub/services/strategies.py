@@ -227,10 +227,9 @@ async def _user(tx: UnitOfWork, principal: Principal, user_ref: str) -> User:
 
 
 async def _first_device_timezone(tx: UnitOfWork, principal: Principal, user: User) -> str | None:
-    found, _ = await tx.devices.list_devices(
-        principal.account_id, principal.environment, [], user.id, 0, 1
+    return await tx.devices.first_device_timezone(
+        principal.account_id, principal.environment, user.id
     )
-    return found[0].timezone if found else None
 
 
 async def _site_timezone(tx: UnitOfWork, device: Device) -> ZoneInfo:

@@ -87,6 +87,14 @@ class SqlStrategyRunRepository:
             .on_conflict_do_update(index_elements=["device_id"], set_=values)
         )
 
+    async def save_ledger(self, device_id: str, ledger: SessionLedger | None) -> None:
+        """Only the open session's ledger, when nothing else of the run changed."""
+        await self._c.execute(
+            strategy_runs.update()
+            .where(strategy_runs.c.device_id == device_id)
+            .values(ledger=None if ledger is None else ledger.to_json())
+        )
+
     async def keep_costs(self, device_id: str, ledgers: Sequence[SessionLedger]) -> None:
         """Closed ledgers, kept for the sessions they lie in."""
         rows = [

@@ -92,6 +92,7 @@ class _Outcome:
     sim: dict[str, Any] | None = None
     state: dict[str, Any] | None = None
     closed: list[SessionLedger] = field(default_factory=list)
+    ledger_only: bool = False
 
 
 class StrategyRunner:
@@ -141,7 +142,12 @@ class StrategyRunner:
                     await tx.strategy_runs.keep_costs(run.device_id, [closed] if closed else [])
                 await tx.strategy_runs.remove([r.device_id for r in ended])
                 for outcome in outcomes:
-                    await tx.strategy_runs.save(outcome.run)
+                    if outcome.ledger_only:
+                        await tx.strategy_runs.save_ledger(
+                            outcome.run.device_id, outcome.run.ledger
+                        )
+                    else:
+                        await tx.strategy_runs.save(outcome.run)
                     await tx.strategy_runs.keep_costs(outcome.run.device_id, outcome.closed)
                     if outcome.sim is not None:
                         values: dict[str, Any] = {"sim": outcome.sim, "updated_at": now}
@@ -231,6 +237,13 @@ class StrategyRunner:
         unchanged = run is not None and run.plan.get("status") == status
         if not (send or replanned or counted.changed) and unchanged:
             return None
+        if run is not None and unchanged and not (send or replanned):
+            # only the session's ledger moved on: a small write
+            return _Outcome(
+                replace(run, ledger=counted.ledger),
+                closed=[counted.closed] if counted.closed is not None else [],
+                ledger_only=True,
+            )
         outcome = _Outcome(
             StrategyRun(
                 device_id=device.id,

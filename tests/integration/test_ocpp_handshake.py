@@ -5,6 +5,7 @@ offline after missed heartbeats, reconnects."""
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from datetime import timedelta
 
 import pytest
@@ -121,3 +122,18 @@ async def test_a_charger_missing_its_heartbeats_goes_offline_and_may_reconnect(
         body = await service.device(caller, device_id)
         assert body["state"]["status"] == "available"
         assert body["state"]["isConnected"] is True
+
+
+async def test_a_handshake_that_cannot_reach_the_database_in_time_is_told_to_come_back(
+    service: Service,
+) -> None:
+    """SQLite serves one connection: a storm queues the handshakes' lookups behind it. One
+    that waits past the bound gets 503 with Retry-After instead of an error."""
+    caller = await service.live_caller()
+    await service.commission(caller, "CP-BUSY")
+    central = service.container.ocpp
+    central.config = replace(central.config, lookup_timeout_s=0.3)
+    async with service.container.uow():  # the one connection, held
+        status = await _refused(service, "CP-BUSY", basic("CP-BUSY", PASSWORD), "ocpp1.6")
+    assert status == 503
+    assert service.container.ocpp.station("CP-BUSY") is None

@@ -49,6 +49,10 @@ class OcppConfig:
     # a transaction open while the connector reads Available / Preparing this long is lost
     # (longer than a reconnecting charger takes to deliver its queued stop)
     lost_transaction_s: float = 300.0
+    # a handshake waits this long for its charger's record (a storm on SQLite queues them on
+    # one connection); past it the charger is told to come back (503, Retry-After)
+    lookup_timeout_s: float = 10.0
+    busy_retry_after_s: int = 10
     credentials: CredentialPolicy = field(default_factory=CredentialPolicy)  # handshakes
 
     @property
@@ -175,7 +179,18 @@ class CentralSystem:
 
     async def endpoint(self, websocket: WebSocket) -> None:
         charge_point_id = str(websocket.path_params["charge_point_id"])
-        record = await self._store.by_charge_point_id(charge_point_id)
+        try:
+            async with asyncio.timeout(self.config.lookup_timeout_s):
+                record = await self._store.by_charge_point_id(charge_point_id)
+        except TimeoutError:
+            wait = self.config.busy_retry_after_s
+            await _deny(
+                websocket,
+                503,
+                f"The service is busy with other chargers: retry in {wait} s.",
+                {"retry-after": str(wait)},
+            )
+            return
         if record is None:
             await _deny(websocket, 404, "Unknown charge point: commission it first.")
             return

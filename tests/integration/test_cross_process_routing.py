@@ -90,13 +90,16 @@ async def held_by(database_url: str, service: Service, generation: int) -> None:
 
 
 async def ready(client: httpx.AsyncClient, device_id: str) -> dict[str, Any]:
-    """Once the charger reads online with a `charge` command through `client`'s process."""
+    """Once the charger reads online through `client`'s process with its whole declaration
+    stored: the `charge` command and the `cable_lock` setting (read from the charger's
+    configuration after its boot, so a moment after the commands)."""
     deadline = time.monotonic() + WAIT
     while True:
         got = await client.get(f"/ev-charger/{device_id}", params={"expedite": "true"})
         assert got.status_code == 200, got.text
         body: dict[str, Any] = got.json()["data"]
-        if body["state"].get("isConnected") is not None and "charge" in str(body["commands"]):
+        declared = "charge" in str(body["commands"]) and "cable_lock" in str(body["settings"])
+        if body["state"].get("isConnected") is not None and declared:
             return body
         assert time.monotonic() < deadline, body
         await asyncio.sleep(0.1)

@@ -4,6 +4,7 @@ this module as a `DriverError` with a spec code, through `mapping.MODBUS_EXCEPTI
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Awaitable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -115,6 +116,24 @@ async def open_link(host: str, port: int, unit_id: int) -> AsyncIterator[ModbusL
         yield ModbusLink(client, unit_id, where)
     finally:
         client.close()
+
+
+@asynccontextmanager
+async def bounded_link(
+    host: str, port: int, unit_id: int, timeout_s: float, what: str
+) -> AsyncIterator[ModbusLink]:
+    """`open_link` with the whole call bounded: past `timeout_s` it is DEVICE_TIMEOUT
+    (retryable), naming the device as `what`."""
+    try:
+        async with asyncio.timeout(timeout_s) as deadline:
+            async with open_link(host, port, unit_id) as link:
+                yield link
+    except TimeoutError:
+        if not deadline.expired():
+            raise
+        raise DriverError(
+            DeviceTimeout.code, f"{what} did not answer within {timeout_s:g} s.", retryable=True
+        ) from None
 
 
 async def find_base(link: ModbusLink) -> int:

@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 
 from energyhub.domain.clock import ensure_utc
 from energyhub.domain.devices import Device
-from energyhub.domain.errors import DeviceBusy, DeviceRejected, DeviceTimeout
+from energyhub.domain.errors import DeviceBusy, DeviceRejected
 from energyhub.domain.readings import (
     CommandReceipt,
     CommandRequest,
@@ -28,8 +28,8 @@ from energyhub.domain.readings import (
 from energyhub.drivers.sunspec.client import (
     ModbusLink,
     Write,
+    bounded_link,
     find_base,
-    open_link,
     read_block,
     walk_models,
     write_points,
@@ -219,18 +219,9 @@ class SunspecDriver:
                 DeviceBusy.code, "Another call to this battery is still running.", retryable=True
             ) from None
         try:
-            async with asyncio.timeout(self._timeout_s) as deadline:
-                async with open_link(host, port, unit_id) as link:
-                    yield link
-        except TimeoutError:
-            if not deadline.expired():
-                raise
-            raise DriverError(
-                DeviceTimeout.code,
-                f"SunSpec device {host}:{port} unit {unit_id} did not answer within "
-                f"{self._timeout_s:g} s.",
-                retryable=True,
-            ) from None
+            what = f"SunSpec device {host}:{port} unit {unit_id}"
+            async with bounded_link(host, port, unit_id, self._timeout_s, what) as link:
+                yield link
         finally:
             lock.release()
 

@@ -9,16 +9,14 @@ unchanged: kW = W * 10^W_SF / 1000."""
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager
 
-from energyhub.domain.errors import DeviceRejected, DeviceTimeout
+from energyhub.domain.errors import DeviceRejected
 from energyhub.domain.readings import DriverError
 from energyhub.drivers.sunspec.client import (
     ModbusLink,
+    bounded_link,
     find_base,
-    open_link,
     read_block,
     walk_models,
 )
@@ -68,20 +66,10 @@ class SunspecMeterReader:
             block = await read_block(link, address.model, METER)
         return _grid_power(block, _where(address.host, address.port, address.unit_id))
 
-    @asynccontextmanager
-    async def _session(self, host: str, port: int, unit_id: int) -> AsyncIterator[ModbusLink]:
-        try:
-            async with asyncio.timeout(self._timeout_s) as deadline:
-                async with open_link(host, port, unit_id) as link:
-                    yield link
-        except TimeoutError:
-            if not deadline.expired():
-                raise
-            raise DriverError(
-                DeviceTimeout.code,
-                f"{_where(host, port, unit_id)} did not answer within {self._timeout_s:g} s.",
-                retryable=True,
-            ) from None
+    def _session(
+        self, host: str, port: int, unit_id: int
+    ) -> AbstractAsyncContextManager[ModbusLink]:
+        return bounded_link(host, port, unit_id, self._timeout_s, _where(host, port, unit_id))
 
 
 def _meter_model(models: tuple[ModelLocation, ...]) -> ModelLocation | None:

@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from collections.abc import Awaitable, Callable
+from typing import Annotated, Any, TypeVar
 
 import typer
 
@@ -16,6 +17,8 @@ from energyhub.cli.common import (
     _run,
     err,
 )
+
+T = TypeVar("T")
 
 devices_app = typer.Typer(
     help="Live devices: commission chargers, batteries and site grid meters.", no_args_is_help=True
@@ -36,7 +39,6 @@ def devices_add_ocpp(
     as_json: JsonFlag = False,
 ) -> None:
     """Commission a live OCPP 1.6J / 2.0.1 charger; prints its device id."""
-    from energyhub.services.commissioning import CommissioningError
 
     async def work(c: Container) -> dict[str, str]:
         device = await c.commissioning.add_ocpp(
@@ -48,11 +50,7 @@ def devices_add_ocpp(
             "path": f"/ocpp/{charge_point_id}",
         }
 
-    try:
-        result = _run(work)
-    except (CommissioningError, LookupError) as refused:
-        err.print(f"[red]{refused.args[0] if refused.args else 'refused'}[/]")
-        raise typer.Exit(1) from None
+    result = _commission(work)
     if as_json:
         _print_json(result)
     else:
@@ -90,8 +88,6 @@ def devices_add_sunspec(
     """Commission a live SunSpec Modbus TCP battery (models 1, 124 or 802/704); prints its
     device id. Running it again for the same battery and user prints the same id. With
     --meter: the user's site grid meter instead (one per site; another address replaces it)."""
-    from energyhub.domain.readings import DriverError
-    from energyhub.services.commissioning import CommissioningError
 
     if meter:
         _add_meter(account, user, host, port, unit_id, as_json)
@@ -110,14 +106,7 @@ def devices_add_sunspec(
             "commands": sorted(done.device.capabilities.commands),
         }
 
-    try:
-        result = _run(work)
-    except (CommissioningError, LookupError) as refused:
-        err.print(f"[red]{refused.args[0] if refused.args else 'refused'}[/]")
-        raise typer.Exit(1) from None
-    except DriverError as failed:
-        err.print(f"[red]{failed.code}: {failed.message}[/]")
-        raise typer.Exit(1) from None
+    result = _commission(work)
     if as_json:
         _print_json(result)
     else:
@@ -130,8 +119,6 @@ def devices_add_sunspec(
 
 def _add_meter(account: str, user: str, host: str, port: int, unit_id: int, as_json: bool) -> None:
     """`add-sunspec --meter`: the site's grid meter, read once."""
-    from energyhub.domain.readings import DriverError
-    from energyhub.services.commissioning import CommissioningError
 
     async def work(c: Container) -> dict[str, Any]:
         done = await c.site_meters.commission(account, user, host, port, unit_id)
@@ -148,14 +135,7 @@ def _add_meter(account: str, user: str, host: str, port: int, unit_id: int, as_j
             "lastReading": done.site["lastReading"],
         }
 
-    try:
-        result = _run(work)
-    except (CommissioningError, LookupError) as refused:
-        err.print(f"[red]{refused.args[0] if refused.args else 'refused'}[/]")
-        raise typer.Exit(1) from None
-    except DriverError as failed:
-        err.print(f"[red]{failed.code}: {failed.message}[/]")
-        raise typer.Exit(1) from None
+    result = _commission(work)
     if as_json:
         _print_json(result)
         return
@@ -172,3 +152,18 @@ def _add_meter(account: str, user: str, host: str, port: int, unit_id: int, as_j
         f"{result['model']} at {host}:{port} unit {unit_id} (SunSpec model "
         f"{result['sunspecModel']}); grid power now {power:g} kW ({flow})"
     )
+
+
+def _commission(work: Callable[[Container], Awaitable[T]]) -> T:
+    """Runs a commissioning; a refusal or an unreachable device is a red line and exit 1."""
+    from energyhub.domain.readings import DriverError
+    from energyhub.services.commissioning import CommissioningError
+
+    try:
+        return _run(work)
+    except (CommissioningError, LookupError) as refused:
+        err.print(f"[red]{refused.args[0] if refused.args else 'refused'}[/]")
+        raise typer.Exit(1) from None
+    except DriverError as failed:
+        err.print(f"[red]{failed.code}: {failed.message}[/]")
+        raise typer.Exit(1) from None

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
@@ -27,7 +27,7 @@ from energyhub.domain.accounts import Environment
 from energyhub.domain.clock import Clock, isoformat_utc
 from energyhub.domain.devices import Device, Vehicle
 from energyhub.domain.goals import STRATEGIES, charger_limits, energy_needed, public_goal
-from energyhub.domain.planning import Goal, LoadPeriod, Plan, Site, plan_charging
+from energyhub.domain.planning import Goal, LoadPeriod, Plan, Site, Tariff, plan_charging
 from energyhub.domain.planning.steering import (
     ChargingSchedule,
     constant_schedule,
@@ -82,6 +82,7 @@ class _Inputs:
     state: Mapping[str, Any]
     vehicle: Vehicle | None
     site: Site
+    site_terms: str | None
     stored_site: StoredSite | None
     grid_kw: float | None
 
@@ -128,10 +129,11 @@ class StrategyRunner:
             ended_devices = await tx.devices.get_devices_by_ids([r.device_id for r in ended])
         report.released = await self._release(ended_devices, now)
         outcomes: list[_Outcome] = []
+        terms: dict[tuple[str, Environment, str], tuple[Tariff | None, str | None]] = {}
         for device, run in running:
             if not self._mine(device):
                 continue
-            inputs = await self._inputs(device, sites, vehicles.get(device.id), now)
+            inputs = await self._inputs(device, sites, terms, vehicles.get(device.id), now)
             outcome = await self._run(inputs, run, now, report)
             if outcome is not None:
                 outcomes.append(outcome)
@@ -174,10 +176,17 @@ class StrategyRunner:
         self,
         device: Device,
         sites: Mapping[tuple[str, Environment, str], StoredSite],
+        terms: dict[tuple[str, Environment, str], tuple[Tariff | None, str | None]],
         vehicle: Vehicle | None,
         now: datetime,
     ) -> _Inputs:
-        stored = sites.get((device.account_id, device.environment, device.user_id))
+        """`terms`: each site's parsed tariff and terms, made once a look for all its
+        chargers."""
+        owner = (device.account_id, device.environment, device.user_id)
+        stored = sites.get(owner)
+        if owner not in terms:
+            tariff = None if stored is None else tariff_from_json(stored.tariff)
+            terms[owner] = (tariff, _site_terms(stored))
         state: Mapping[str, Any] = device.state
         if device.driver in self._simulated:
             reading = await self._drivers[device.driver].read(device, now)
@@ -189,12 +198,20 @@ class StrategyRunner:
         site = Site(
             tz,
             grid_limit_kw=None if stored is None else stored.grid_import_limit_kw,
-            tariff=None if stored is None else tariff_from_json(stored.tariff),
+            tariff=terms[owner][0],
         )
         grid = _posted_grid_kw(stored, now)
         if grid is None and simulated_site:
             grid = sandbox_site.grid_power_kw(now, [_power(state)])
-        return _Inputs(replace(device, state=dict(state)), state, vehicle, site, stored, grid)
+        return _Inputs(
+            replace(device, state=dict(state)),
+            state,
+            vehicle,
+            site,
+            terms[owner][1],
+            stored,
+            grid,
+        )
 
     async def _run(
         self, inputs: _Inputs, run: StrategyRun | None, now: datetime, report: TickReport
@@ -207,7 +224,7 @@ class StrategyRunner:
             strategy=strategy,
             plugged_in=plugged,
             goal=device.goal,
-            site=_site_terms(inputs.stored_site),
+            site=inputs.site_terms,
             delivered_kwh=delivered,
         )
         replanned = needs_plan(run, strategy, key, now)
@@ -377,7 +394,7 @@ class StrategyRunner:
         outcome.run = replace(outcome.run, steering=_steering(SteeringState.APPLIED, None, now))
         report.steered += 1
 
-    async def _release(self, ended: list[Device] | Any, now: datetime) -> int:
+    async def _release(self, ended: Sequence[Device], now: datetime) -> int:
         released = 0
         for device in ended:
             steering = self._steering.get(device.driver)

@@ -6,21 +6,23 @@ renews it, so no other process calls the device again meanwhile."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import event, select, update
 
 from energyhub.domain.actions import RetryPolicy
 from energyhub.domain.devices import Device
 from energyhub.domain.driver_names import DriverName
 from energyhub.domain.readings import DeviceReading
+from energyhub.persistence.actions import SqlActionRepository
 from energyhub.persistence.tables import actions
 from energyhub.services.changes import DeviceChangeFeed
 from energyhub.services.dispatch import Dispatcher
+from energyhub.services.dispatch_leases import LEASE, LeaseKeeper
 from tests.support import Api
 
 
@@ -112,3 +114,56 @@ async def test_a_holder_renews_its_lease_while_a_device_call_runs(
         assert calls() == 1
     row = await _action_row(api, action_id)
     assert (row.state, row.lease_owner) == ("completed", None)
+
+
+async def test_a_renewal_under_way_when_the_call_ends_finishes_its_transaction(
+    api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The device call ends while a renewal is inside its transaction: the renewal commits
+    and stops, and the pool keeps its connection (a renewal cancelled mid-statement made
+    SQLAlchemy drop the connection, and on SQLite that made the next write fail with
+    `database is locked`)."""
+    action_id = await _acknowledged_charge(api)
+    async with api.container.engine.begin() as connection:
+        until = api.clock.now() + timedelta(seconds=5)
+        await connection.execute(
+            update(actions)
+            .where(actions.c.id == action_id)
+            .values(lease_owner="holder", lease_until=until)
+        )
+    async with api.container.uow() as tx:
+        action = await tx.actions.get_by_id(action_id)
+    assert action is not None
+
+    real_extend = SqlActionRepository.extend_leases
+    renewing = asyncio.Event()
+
+    async def extend(
+        self: SqlActionRepository, owner: str, ids: Sequence[str], until: datetime
+    ) -> None:
+        renewing.set()  # the call ends now, while this renewal is in the database
+        await asyncio.sleep(0)
+        await real_extend(self, owner, ids, until)
+
+    monkeypatch.setattr(SqlActionRepository, "extend_leases", extend)
+    dropped: list[BaseException | None] = []
+
+    def on_invalidate(_connection: Any, _record: Any, error: BaseException | None) -> None:
+        dropped.append(error)
+
+    pool = api.container.engine.sync_engine.pool
+    event.listen(pool, "invalidate", on_invalidate)
+
+    async def call() -> str:
+        await renewing.wait()
+        return "answered"
+
+    keeper = LeaseKeeper(api.container.uow, api.clock, renew_every_s=0.001)
+    api.clock.advance(1)
+    try:
+        assert await keeper.held("holder", [action], call()) == "answered"
+    finally:
+        event.remove(pool, "invalidate", on_invalidate)
+    assert dropped == [], "the pool dropped a connection"
+    renewed = (await _action_row(api, action_id)).lease_until.replace(tzinfo=None)
+    assert renewed == (api.clock.now() + LEASE).replace(tzinfo=None), "the renewal committed"

@@ -51,29 +51,39 @@ class LeaseKeeper:
     ) -> T:
         """`work`, while `owner`'s leases on `actions` are renewed. A holder that cannot
         renew stops `work` while its lease still holds (`LeaseLost`): once the lease ran
-        out, another process sends the same commands, and the two must not overlap."""
+        out, another process sends the same commands, and the two must not overlap.
+
+        The renewer is told to stop, not cancelled: cancelled in the middle of its
+        transaction, it would cost the pool its connection (SQLAlchemy drops a connection
+        whose statement was interrupted), and on SQLite the dropped connection's commit can
+        land under the next one's snapshot ("database is locked")."""
         if owner is None or not actions:
             return await work
         running = asyncio.ensure_future(work)
-        renewing = asyncio.ensure_future(self._renew(owner, actions))
+        stop = asyncio.Event()
+        renewing = asyncio.ensure_future(self._renew(owner, actions, stop))
         try:
             await asyncio.wait({running, renewing}, return_when=asyncio.FIRST_COMPLETED)
         finally:
-            renewing.cancel()
+            stop.set()
             running.cancel()  # nothing when it is done
+            # the renewal under way ends its transaction; one stuck on the database for
+            # longer than the margin is cancelled
+            await asyncio.wait({renewing}, timeout=LEASE_MARGIN.total_seconds())
+            renewing.cancel()
             await asyncio.gather(renewing, running, return_exceptions=True)
         if running.cancelled():
             raise LeaseLost()
         return running.result()
 
-    async def _renew(self, owner: str, actions: Sequence[Action]) -> None:
-        """Renews the leases; returns once it can no longer vouch for them: another owner
-        took them, or renewals failed until no more than LEASE_MARGIN is left."""
+    async def _renew(self, owner: str, actions: Sequence[Action], stop: asyncio.Event) -> None:
+        """Renews the leases until `stop` is set; returns early once it can no longer vouch
+        for them: another owner took them, or renewals failed until no more than
+        LEASE_MARGIN is left."""
         action_ids = [a.id for a in actions]
         leases = [a.lease_until for a in actions if a.lease_until is not None]
         held_until = min(leases, default=self._clock.now() + LEASE)
-        while True:
-            await asyncio.sleep(self._renew_every_s)
+        while not await _set_within(stop, self._renew_every_s):
             now = self._clock.now()
             try:
                 async with self._uow() as tx:
@@ -85,3 +95,13 @@ class LeaseKeeper:
                 log.exception("renewing the leases of %d actions failed", len(action_ids))
                 if held_until - now <= LEASE_MARGIN:
                     return
+
+
+async def _set_within(event: asyncio.Event, seconds: float) -> bool:
+    """Whether `event` is set within `seconds`."""
+    try:
+        async with asyncio.timeout(seconds):
+            await event.wait()
+    except TimeoutError:
+        return False
+    return True

@@ -43,11 +43,20 @@ def test_periods_count_whole_seconds_from_the_start_with_pauses_between_slots() 
 def test_amps_are_per_phase_at_230_v_on_the_phases_the_car_uses() -> None:
     schedule = schedule_for(SLOTS, NOW)
     three = profile_schedule(schedule, "A")
-    assert [limit for _, limit in three.periods] == [5.4, 0.0, 10.7, 0.0, 15.9, 0.0]
+    # 3.7 kW on three phases is 5.4 A: below what a car can take, so a pause
+    assert [limit for _, limit in three.periods] == [0.0, 10.7, 0.0, 15.9, 0.0]
     one = profile_schedule(schedule, "A", phases_of({"phases": 1}))
     assert [limit for _, limit in one.periods] == [16.1, 0.0, 32.2, 0.0, 47.8, 0.0]
     assert phases_of({}) == 3
     assert phases_of({"phases": 7}) == 3
+
+
+def test_a_current_below_6_a_is_a_pause_and_6_a_is_sent_as_it_is() -> None:
+    schedule = ChargingSchedule(
+        NOW, NOW + timedelta(hours=1), (PowerStep(NOW, 4.1), PowerStep(at(30), 4.14))
+    )
+    assert [limit for _, limit in profile_schedule(schedule, "A").periods] == [0.0, 6.0]
+    assert [limit for _, limit in profile_schedule(schedule, "W").periods] == [4100.0, 4140.0]
 
 
 def test_a_schedule_that_starts_paused_and_steps_within_a_second_merge() -> None:

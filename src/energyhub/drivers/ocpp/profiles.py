@@ -12,6 +12,9 @@ from energyhub.domain.planning.steering import ChargingSchedule
 from energyhub.domain.setting_effects import LINE_PHASES, LINE_VOLTS
 from energyhub.drivers.ocpp.mapping import Declaration
 
+MIN_CURRENT_A = 6.0
+"""The lowest current a charger can offer a car (the IEC 61851 pilot signal's floor)."""
+
 STRATEGY_STACK_LEVEL = 1
 """Above the commands' own profiles (level 0): a strategy's schedule rules while it runs,
 and once it ends or is cleared the command's profile (a pause under a strategy) applies."""
@@ -50,10 +53,13 @@ def phases_of(telemetry: Mapping[str, Any]) -> int:
 
 
 def limit_in(limit_kw: float, unit: str, phases: int) -> float:
-    """A limit per phase in A converts at the line voltage the `current` parameter uses."""
+    """A limit per phase in A converts at the line voltage the `current` parameter uses. A
+    current below 6 A is a pause: no car charges below it, and raising it to 6 A would
+    draw more than the plan allows (a site's import limit, a price period's share)."""
     if unit == "W":
         return round(limit_kw * 1000, 1)
-    return round(limit_kw * 1000 / (LINE_VOLTS * phases), 1)
+    amps = round(limit_kw * 1000 / (LINE_VOLTS * phases), 1)
+    return amps if amps >= MIN_CURRENT_A else 0.0
 
 
 def profile_schedule(

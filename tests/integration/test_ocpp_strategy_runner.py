@@ -15,6 +15,7 @@ import pytest
 
 from energyhub.domain.clock import FakeClock
 from energyhub.domain.driver_names import DriverName
+from energyhub.domain.strategy_runs import STEER_RETRY
 from energyhub.drivers.ocpp.driver import OcppDriver
 from energyhub.drivers.ocpp.link import iso
 from energyhub.services.changes import DeviceChangeFeed
@@ -194,7 +195,9 @@ async def test_a_surplus_run_follows_posted_site_readings(service: Service, prot
         await held.__aexit__(None, None, None)
 
 
-async def test_a_charger_that_refuses_the_schedule_shows_it_in_the_plan(service: Service) -> None:
+async def test_a_charger_that_refuses_the_schedule_shows_it_in_the_plan_and_the_action(
+    service: Service,
+) -> None:
     caller = await service.live_caller()
     site = {"timezone": "UTC", "tariff": {"currency": "EUR", "import": ALL_DAY}}
     device_id, cp, held = await started(
@@ -202,11 +205,33 @@ async def test_a_charger_that_refuses_the_schedule_shows_it_in_the_plan(service:
     )
     try:
         cp.sim.answers.status["SetChargingProfile"] = "Rejected"  # the strategy's schedule
-        report = await runner(service, FakeClock(datetime.now(UTC))).tick()
+        clock = FakeClock(datetime.now(UTC))
+        looks = runner(service, clock)
+        report = await looks.tick()
         assert report.refused == 1
         plan = await plan_of(service, caller, device_id)
         assert plan["steering"]["state"] == "refused"
         assert "refused the charging schedule" in plan["steering"]["message"]
         assert plan["explanation"].startswith("The charger refused the schedule")
+        # the device's action history: the strategy's action says so too
+        strategy_action = await strategy_action_of(service, caller, device_id)
+        assert strategy_action["state"] == "completed"
+        assert strategy_action["result"]["steering"] == plan["steering"]
+
+        cp.sim.answers.status["SetChargingProfile"] = "Accepted"
+        clock.advance(STEER_RETRY.total_seconds())  # the refused schedule is sent again
+        assert (await looks.tick()).steered == 1
+        taken = (await strategy_action_of(service, caller, device_id))["result"]["steering"]
+        assert (taken["state"], taken["message"]) == ("applied", None)
     finally:
         await held.__aexit__(None, None, None)
+
+
+async def strategy_action_of(service: Service, caller: Caller, device_id: str) -> dict[str, Any]:
+    """The device's newest action (the strategy's push) as the actions list shows it."""
+    response = await service.client.get(
+        "/actions", params={"deviceId": device_id}, headers=caller.headers
+    )
+    assert response.status_code == 200, response.text
+    newest: dict[str, Any] = response.json()["data"]["items"][0]
+    return newest

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -20,6 +21,9 @@ from energyhub.domain.session_costs import SessionLedger
 
 ENERGY_STEP_KWH = 0.5
 SURPLUS_HOLD = timedelta(minutes=15)
+STEER_RETRY = timedelta(minutes=5)
+"""A schedule the charger refused or never got is sent again this long after (a refusal
+may pass: the transaction ends, a setting changes, the charger comes back)."""
 
 
 class SteeringState:
@@ -73,6 +77,13 @@ def needs_plan(run: StrategyRun | None, strategy: str, inputs: str, now: datetim
     return (
         run is None or run.strategy != strategy or run.inputs != inputs or now >= run.next_plan_at
     )
+
+
+def needs_steer_again(steering: Mapping[str, Any] | None, now: datetime) -> bool:
+    """Whether the last schedule did not reach the charger and STEER_RETRY has passed."""
+    if steering is None or steering.get("state") == SteeringState.APPLIED:
+        return False
+    return now - datetime.fromisoformat(str(steering["at"])) >= STEER_RETRY
 
 
 def with_surplus(

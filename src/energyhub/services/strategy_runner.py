@@ -43,11 +43,12 @@ from energyhub.domain.strategy_runs import (
     StrategyRun,
     inputs_key,
     needs_plan,
+    needs_steer_again,
     same_limits,
     with_surplus,
 )
 from energyhub.ports.devices import ChargerSteering, DeviceDriver, SimulatedSteering
-from energyhub.ports.storage import StoredSite, UnitOfWorkFactory
+from energyhub.ports.storage import StoredSite, UnitOfWork, UnitOfWorkFactory
 from energyhub.services.changes import DeviceChangeFeed
 
 log = logging.getLogger(__name__)
@@ -94,6 +95,9 @@ class _Outcome:
     state: dict[str, Any] | None = None
     closed: list[SessionLedger] = field(default_factory=list)
     ledger_only: bool = False
+    noted_action: str | None = None
+    """The strategy's action, when its `result.steering` is to say how the charger took the
+    schedule (it changed: taken, refused, unreachable)."""
 
 
 class StrategyRunner:
@@ -151,6 +155,8 @@ class StrategyRunner:
                     else:
                         await tx.strategy_runs.save(outcome.run)
                     await tx.strategy_runs.keep_costs(outcome.run.device_id, outcome.closed)
+                    if outcome.noted_action is not None:
+                        await _note_steering(tx, outcome.noted_action, outcome.run.steering, now)
                     if outcome.sim is not None:
                         values: dict[str, Any] = {"sim": outcome.sim, "updated_at": now}
                         if outcome.state is not None:
@@ -239,7 +245,12 @@ class StrategyRunner:
         schedule, status, reason = self._limits(inputs, strategy, plugged, planned, now)
         previous = None if run is None else run.schedule
         expiring = previous is not None and previous.end - now < SURPLUS_HOLD / 2
-        send = run is None or expiring or not same_limits(previous, schedule, now)
+        send = (
+            run is None
+            or expiring
+            or not same_limits(previous, schedule, now)
+            or needs_steer_again(run.steering, now)
+        )
         counted = session_costs.count(
             None if run is None else run.ledger,
             at=now,
@@ -379,6 +390,7 @@ class StrategyRunner:
             outcome.run = replace(outcome.run, steering=_steering(SteeringState.APPLIED, None, now))
             report.steered += 1
             return
+        before = outcome.run.steering
         try:
             await self._steering[device.driver].steer(device, schedule, now)
         except DriverError as refusal:
@@ -387,12 +399,18 @@ class StrategyRunner:
                 if refusal.code != "DEVICE_OFFLINE"
                 else (SteeringState.UNREACHABLE)
             )
-            outcome.run = replace(outcome.run, steering=_steering(state, refusal.message, now))
+            after = _steering(state, refusal.message, now)
             report.refused += 1
             log.warning("charger %s did not take its schedule: %s", device.id, refusal.message)
-            return
-        outcome.run = replace(outcome.run, steering=_steering(SteeringState.APPLIED, None, now))
-        report.steered += 1
+        else:
+            after = _steering(SteeringState.APPLIED, None, now)
+            report.steered += 1
+        outcome.run = replace(outcome.run, steering=after)
+        if before is None or (before["state"], before["message"]) != (
+            after["state"],
+            after["message"],
+        ):
+            outcome.noted_action = device.mode_action_id
 
     async def _release(self, ended: Sequence[Device], now: datetime) -> int:
         released = 0
@@ -476,6 +494,19 @@ def _surplus_text(explanation: str, status: str, reason: str) -> str:
 
 def _steering(state: str, message: str | None, now: datetime) -> dict[str, Any]:
     return {"state": state, "message": message, "at": isoformat_utc(now)}
+
+
+async def _note_steering(
+    tx: UnitOfWork, action_id: str, steering: dict[str, Any] | None, now: datetime
+) -> None:
+    """The strategy's action says how the charger took its schedule (`result.steering`), so
+    a refusal shows in the device's action history as well as in its plan."""
+    action = await tx.actions.get_by_id(action_id)
+    if action is None or steering is None:
+        return
+    await tx.actions.update(
+        action_id, result={**(action.result or {}), "steering": steering}, updated_at=now
+    )
 
 
 UNPLUGGED = "The car is not plugged in: charging is planned when it is."

@@ -15,9 +15,11 @@ from energyhub.domain.planning.steering import (
     schedule_for,
 )
 from energyhub.domain.strategy_runs import (
+    STEER_RETRY,
     StrategyRun,
     inputs_key,
     needs_plan,
+    needs_steer_again,
     same_limits,
     with_surplus,
 )
@@ -125,3 +127,12 @@ def test_a_plan_is_made_again_when_an_input_changes_or_it_is_due() -> None:
         )
         != key
     )
+
+
+def test_a_schedule_that_did_not_reach_the_charger_is_sent_again_after_the_retry() -> None:
+    refused = {"state": "refused", "message": "Rejected", "at": "2026-03-29T00:00:00Z"}
+    assert not needs_steer_again(refused, T0 + STEER_RETRY - timedelta(seconds=1))
+    assert needs_steer_again(refused, T0 + STEER_RETRY)
+    assert needs_steer_again({**refused, "state": "unreachable"}, T0 + STEER_RETRY)
+    assert not needs_steer_again({**refused, "state": "applied"}, T0 + STEER_RETRY * 10)
+    assert not needs_steer_again(None, T0 + STEER_RETRY)

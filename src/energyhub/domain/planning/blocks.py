@@ -7,22 +7,23 @@ optimal plan, tiers dearer are empty, and the rest of the energy may go anywhere
 tiers at exactly the marginal price: that freedom is used to save blocks.
 
 Blocks: `fronts.fewest_blocks` picks each interval's shape; then intervals the plan can
-do without are left out, and partial runs that can cover their interval do."""
+do without are left out, and partial runs that can cover their interval do.
+
+Only the intervals the greedy fill reaches (the "steps") can hold energy: the others stay
+empty in every cheapest plan, so each pass below looks at the steps alone (an empty
+interval adds 0 to every sum, so the sums are the same)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
-from itertools import groupby
 
-from energyhub.domain.planning.fronts import (
-    TOLERANCE_KWH,
-    EnergyRange,
-    Shape,
-    fewest_blocks,
-)
+from energyhub.domain.planning.fronts import TOLERANCE_KWH, Shape, fewest_blocks
 from energyhub.domain.planning.intervals import Interval
+
+_EMPTY = Shape.EMPTY
+_COVER = Shape.COVER
+_TO_END = Shape.TO_END
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,141 +32,246 @@ class Allocation:
 
     energy: tuple[float, ...]
     shapes: tuple[Shape, ...]
+    used: tuple[int, ...] = ()
+    """The indices of the intervals that may hold energy, in order (every other interval
+    is empty)."""
 
 
-def allocate(intervals: Sequence[Interval], energy: float, minimum_kw: float) -> Allocation:
+@dataclass(frozen=True, slots=True)
+class Window:
+    """Intervals with what every plan over them shares, whatever its energy: their price
+    tiers sorted cheapest first, as (price, interval index, kWh), and each interval's
+    hours and tier-1 energy."""
+
+    intervals: Sequence[Interval]
+    tiers: list[tuple[float, int, float]]
+    hours: list[float]
+    tier1_kwh: list[float]
+    adjacent: list[bool]
+    """Whether each interval starts where the one before ends."""
+
+    @classmethod
+    def of(cls, intervals: Sequence[Interval]) -> Window:
+        tiers: list[tuple[float, int, float]] = []
+        hours: list[float] = []
+        tier1_kwh: list[float] = []
+        adjacent: list[bool] = []
+        previous_end = None
+        for index, interval in enumerate(intervals):
+            adjacent.append(previous_end == interval.start)
+            previous_end = interval.end
+            length = interval.hours
+            tier1 = interval.tier1_kw
+            hours.append(length)
+            tier1_kwh.append(tier1 * length)
+            if tier1 > 0:
+                tiers.append((interval.tier1_price, index, tier1 * length))
+            tier2 = interval.capacity_kw - tier1
+            if tier2 > 0:
+                tiers.append((interval.import_price, index, tier2 * length))
+        tiers.sort()
+        return cls(intervals, tiers, hours, tier1_kwh, adjacent)
+
+
+@dataclass(slots=True)
+class _Ranges:
+    """Per interval: the energy every cheapest plan puts there (`forced`), the most it may
+    take, and the most a partial run may take; `steps`: the intervals whose most is above
+    0, in order."""
+
+    forced: list[float]
+    most: list[float]
+    partial: list[float]
+    steps: list[int]
+
+
+def allocate(window: Window, energy: float, minimum_kw: float) -> Allocation:
     """The cheapest way to put `energy` kWh (at most all capacity) into the intervals, with
     the fewest charging blocks among the cheapest."""
-    ranges = _ranges(intervals, energy)
-    target = min(energy, sum(r.most for r in ranges))
+    intervals = window.intervals
+    ranges = _ranges(window, energy)
+    target = min(energy, sum(ranges.most))
     if target <= TOLERANCE_KWH:
-        return Allocation(tuple(0.0 for _ in intervals), tuple(Shape.EMPTY for _ in intervals))
-    shapes = fewest_blocks(intervals, ranges, target, minimum_kw)
-    shapes = _trim(intervals, ranges, shapes, target, minimum_kw)
-    amounts = _fill(intervals, ranges, shapes, target, minimum_kw)
-    return Allocation(amounts, _evenly(intervals, shapes, amounts, minimum_kw))
+        count = len(intervals)
+        return Allocation((0.0,) * count, (_EMPTY,) * count)
+    shapes = fewest_blocks(
+        intervals,
+        window.hours,
+        window.adjacent,
+        ranges.forced,
+        ranges.most,
+        ranges.partial,
+        ranges.steps,
+        target,
+        minimum_kw,
+    )
+    shapes = _trim(window, ranges, shapes, target, minimum_kw)
+    amounts = _fill(window, ranges, shapes, target, minimum_kw)
+    _evenly(window, ranges.steps, shapes, amounts, minimum_kw)
+    return Allocation(tuple(amounts), tuple(shapes), tuple(ranges.steps))
 
 
 def _evenly(
-    intervals: Sequence[Interval],
-    shapes: Sequence[Shape],
+    window: Window,
+    steps: Sequence[int],
+    shapes: list[Shape],
     energy: Sequence[float],
     minimum_kw: float,
-) -> tuple[Shape, ...]:
+) -> None:
     """A partial run whose energy could cover its whole interval at or above the minimum
     power does so: the same energy at the same cost, no block more (a covered interval
     touches both neighbours), at a gentler power; a re-plan inside the interval keeps the
     same power, and "the 01:00-05:00 period" reads as the tariff's period. Only a remainder
     too small for the minimum runs at full power for part of its interval."""
-    return tuple(
-        Shape.COVER
-        if shape in (Shape.FROM_START, Shape.TO_END)
-        and e >= minimum_kw * interval.hours - TOLERANCE_KWH
-        else shape
-        for interval, shape, e in zip(intervals, shapes, energy, strict=True)
-    )
+    hours = window.hours
+    for index in steps:
+        shape = shapes[index]
+        if (
+            shape is not _EMPTY
+            and shape is not _COVER
+            and energy[index] >= minimum_kw * hours[index] - TOLERANCE_KWH
+        ):
+            shapes[index] = _COVER
 
 
-def _ranges(intervals: Sequence[Interval], energy: float) -> list[EnergyRange]:
+def _ranges(window: Window, energy: float) -> _Ranges:
     """Per interval: the energy every cheapest plan puts there, and the most it may take."""
-    tiers = []
-    for index, interval in enumerate(intervals):
-        hours = interval.hours
-        if interval.tier1_kw > 0:
-            tiers.append((interval.tier1_price, index, interval.tier1_kw * hours))
-        if interval.tier2_kw > 0:
-            tiers.append((interval.import_price, index, interval.tier2_kw * hours))
-    forced = [0.0] * len(intervals)
-    most = [0.0] * len(intervals)
+    count = len(window.intervals)
+    forced = [0.0] * count
+    most = [0.0] * count
+    partial = [0.0] * count  # min(0.0, tier-1 energy) where the fill does not reach
+    touched: list[int] = []
+    tiers = window.tiers
+    size_of = len(tiers)
     left = energy
-    for _price, group in groupby(sorted(tiers), key=lambda t: t[0]):
-        members = list(group)
-        size = sum(t[2] for t in members)
+    first = 0
+    while first < size_of:
         if left <= TOLERANCE_KWH:
             break
-        full = size <= left + TOLERANCE_KWH
-        for _, index, amount in members:
+        price, index, amount = tiers[first]
+        after = first + 1
+        while after < size_of and tiers[after][0] == price:
+            after += 1
+        if after == first + 1:  # one tier at this price (the common case)
+            size = amount  # as sum() of the one (positive) amount
+            full = size <= left + TOLERANCE_KWH
             most[index] += amount
             if full:
                 forced[index] += amount
+            touched.append(index)
+        else:
+            members = tiers[first:after]
+            size = sum(t[2] for t in members)
+            full = size <= left + TOLERANCE_KWH
+            for _, index, amount in members:
+                most[index] += amount
+                if full:
+                    forced[index] += amount
+                touched.append(index)
         left -= min(size, left)
-    return [
-        EnergyRange(forced[i], most[i], min(most[i], iv.tier1_kw * iv.hours))
-        for i, iv in enumerate(intervals)
-    ]
+        first = after
+    steps = sorted(set(touched))
+    tier1_kwh = window.tier1_kwh
+    for index in steps:
+        partial[index] = min(most[index], tier1_kwh[index])
+    return _Ranges(forced, most, partial, steps)
 
 
 def _trim(
-    intervals: Sequence[Interval],
-    ranges: Sequence[EnergyRange],
-    shapes: tuple[Shape, ...],
+    window: Window,
+    ranges: _Ranges,
+    shapes: list[Shape],
     target: float,
     minimum_kw: float,
-) -> tuple[Shape, ...]:
+) -> list[Shape]:
     """Leave out the intervals the plan can do without, latest first, as long as the rest
     still holds the energy in no more blocks: the programme picks any of the plans with the
     fewest blocks, and one that charges in fewer intervals (at fuller power) reads better."""
-    blocks = _count_blocks(intervals, shapes)
-    for index in reversed(range(len(shapes))):
-        if shapes[index] is Shape.EMPTY or ranges[index].forced > TOLERANCE_KWH:
+    intervals = window.intervals
+    steps = ranges.steps
+    forced = ranges.forced
+    blocks = _count_blocks(intervals, shapes, steps)
+    lows: list[float] | None = None
+    highs: list[float] = []
+    for index in reversed(steps):
+        if shapes[index] is _EMPTY or forced[index] > TOLERANCE_KWH:
             continue
-        trial = (*shapes[:index], Shape.EMPTY, *shapes[index + 1 :])
-        bounds = _bounds(intervals, ranges, trial, minimum_kw)
-        least = sum(lo for lo, _ in bounds)
-        most = sum(hi for _, hi in bounds)
+        if lows is None:
+            lows, highs = _bounds(window, ranges, shapes, minimum_kw)
+        trial_lows = lows.copy()
+        trial_highs = highs.copy()
+        trial_lows[index] = 0.0
+        trial_highs[index] = 0.0
+        least = sum(trial_lows)
+        most = sum(trial_highs)
         fits = least <= target + TOLERANCE_KWH and most >= target - TOLERANCE_KWH
-        if fits and _count_blocks(intervals, trial) <= blocks:
-            shapes = trial
+        if not fits:
+            continue
+        trial = shapes.copy()
+        trial[index] = _EMPTY
+        if _count_blocks(intervals, trial, steps) <= blocks:
+            shapes, lows, highs = trial, trial_lows, trial_highs
     return shapes
 
 
-def _count_blocks(intervals: Sequence[Interval], shapes: Sequence[Shape]) -> int:
+def _count_blocks(
+    intervals: Sequence[Interval], shapes: Sequence[Shape], steps: Sequence[int]
+) -> int:
     blocks = 0
-    reaches: datetime | None = None  # where the last run ended, if at an interval's end
-    for interval, shape in zip(intervals, shapes, strict=True):
-        if shape is Shape.EMPTY:
-            reaches = None
+    reaches = None  # where the last run ended, if at an interval's end
+    previous = -2
+    for index in steps:
+        shape = shapes[index]
+        if shape is _EMPTY:
             continue
-        continues = shape is not Shape.TO_END and reaches == interval.start
+        interval = intervals[index]
+        if index != previous + 1:  # an empty interval lies between
+            reaches = None
+        previous = index
+        continues = shape is not _TO_END and reaches == interval.start
         blocks += 0 if continues else 1
-        reaches = interval.end if shape in (Shape.COVER, Shape.TO_END) else None
+        reaches = interval.end if shape is _COVER or shape is _TO_END else None
     return blocks
 
 
 def _bounds(
-    intervals: Sequence[Interval],
-    ranges: Sequence[EnergyRange],
-    shapes: Sequence[Shape],
-    minimum_kw: float,
-) -> list[tuple[float, float]]:
+    window: Window, ranges: _Ranges, shapes: Sequence[Shape], minimum_kw: float
+) -> tuple[list[float], list[float]]:
     """The least and most energy each interval holds in its shape."""
-    bounds = []
-    for interval, span, shape in zip(intervals, ranges, shapes, strict=True):
-        if shape is Shape.EMPTY:
-            bounds.append((0.0, 0.0))
-        elif shape is Shape.COVER:
-            bounds.append((max(span.forced, minimum_kw * interval.hours), span.most))
+    count = len(shapes)
+    lows = [0.0] * count
+    highs = [0.0] * count
+    hours = window.hours
+    forced, most, partial = ranges.forced, ranges.most, ranges.partial
+    for index in ranges.steps:
+        shape = shapes[index]
+        if shape is _EMPTY:
+            continue
+        if shape is _COVER:
+            lows[index] = max(forced[index], minimum_kw * hours[index])
+            highs[index] = most[index]
         else:
-            bounds.append((span.forced, span.partial_most))
-    return bounds
+            lows[index] = forced[index]
+            highs[index] = partial[index]
+    return lows, highs
 
 
 def _fill(
-    intervals: Sequence[Interval],
-    ranges: Sequence[EnergyRange],
+    window: Window,
+    ranges: _Ranges,
     shapes: Sequence[Shape],
     target: float,
     minimum_kw: float,
-) -> tuple[float, ...]:
+) -> list[float]:
     """Energies within each shape's bounds that add up to the target: every interval at its
     least, then the rest from the earliest on."""
-    bounds = _bounds(intervals, ranges, shapes, minimum_kw)
-    energy = [least for least, _ in bounds]
+    energy, highs = _bounds(window, ranges, shapes, minimum_kw)
     left = target - sum(energy)
-    for index, (least, most) in enumerate(bounds):
+    for index in ranges.steps:
         if left <= 0:
             break
-        extra = min(most - least, left)
+        least = energy[index]
+        extra = min(highs[index] - least, left)
         energy[index] += extra
         left -= extra
-    return tuple(energy)
+    return energy

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
+from itertools import pairwise
 from zoneinfo import ZoneInfo
 
-from energyhub.domain.planning.slots import Slot, blocks_of
+from energyhub.domain.planning.slots import Slot
 
 NOTICEABLE_SHORTFALL_KWH = 0.05
 """A goal missed by less than this (50 Wh) is not called unmet."""
 
 
 def clock(instant: datetime, tz: ZoneInfo) -> str:
-    return instant.astimezone(tz).strftime("%H:%M")
+    local = instant.astimezone(tz)
+    return f"{local.hour:02d}:{local.minute:02d}"  # strftime("%H:%M"), quicker
 
 
 def money(value: float) -> str:
@@ -29,16 +31,21 @@ def kwh(value: float) -> str:
 
 
 def _first_block(slots: Sequence[Slot], now: datetime, tz: ZoneInfo, currency: str) -> str:
-    blocks = blocks_of(slots)
-    first = blocks[0]
-    energy = sum(s.energy_kwh for s in first)
-    cost = sum(s.energy_kwh * s.price for s in first)
+    first = [slots[0]]  # the first block; the others only counted (as blocks_of would)
+    more = 0
+    for previous, slot in pairwise(slots):
+        if more == 0 and previous.end == slot.start:
+            first.append(slot)
+        elif previous.end != slot.start:
+            more += 1
+    kwh_of = [s.power_kw * ((s.end - s.start).total_seconds() / 3600) for s in first]
+    energy = sum(kwh_of)
+    cost = sum(e * s.price for e, s in zip(kwh_of, first, strict=True))
     price = cost / energy if energy > 0 else first[0].price
     prices = {round(s.price, 6) for s in first}
     at = f"{'an average of ' if len(prices) > 1 else ''}{money(price)} {currency}/kWh"
     if all(s.source == "surplus" for s in first):
         at = "solar surplus"
-    more = len(blocks) - 1
     then = "" if more == 0 else f" (then {more} more period{'s' if more > 1 else ''})"
     start, end = clock(first[0].start, tz), clock(first[-1].end, tz)
     if first[0].start <= now:

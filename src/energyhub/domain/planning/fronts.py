@@ -27,16 +27,6 @@ class Shape(Enum):
     TO_END = "to_end"
 
 
-@dataclass(frozen=True, slots=True)
-class EnergyRange:
-    """Per interval: the energy every cheapest plan puts there (`forced`), the most it may
-    take, and the most a partial run may take."""
-
-    forced: float
-    most: float
-    partial_most: float
-
-
 @dataclass(slots=True)
 class _Node:
     """A step of the search (never changed once made; not frozen, as the search makes
@@ -50,75 +40,119 @@ class _Node:
     """The interval this step shapes; intervals no step names stay empty."""
 
 
-def _options(
-    interval: Interval, span: EnergyRange, minimum_kw: float
-) -> list[tuple[Shape, float, float]]:
-    """The shapes an interval may take, with the least and most energy each holds."""
-    options: list[tuple[Shape, float, float]] = []
-    if span.forced <= TOLERANCE_KWH:
-        options.append((Shape.EMPTY, 0.0, 0.0))
-    if span.most <= TOLERANCE_KWH:
-        return options
-    least_cover = max(span.forced, minimum_kw * interval.hours)
-    if least_cover <= span.most + TOLERANCE_KWH:
-        options.append((Shape.COVER, least_cover, span.most))
-    if span.forced < span.partial_most - TOLERANCE_KWH:
-        options.append((Shape.FROM_START, span.forced, span.partial_most))
-        options.append((Shape.TO_END, span.forced, span.partial_most))
-    return options
-
-
 _State = tuple[int, bool]  # blocks so far, does the last run reach the interval's end
 
 
 def fewest_blocks(
-    intervals: Sequence[Interval], ranges: Sequence[EnergyRange], target: float, minimum_kw: float
-) -> tuple[Shape, ...]:
-    fronts: dict[_State, list[_Node]] = {(0, False): [_Node(0.0, 0.0, Shape.EMPTY, None)]}
-    previous_end = None
-    for index, (interval, span) in enumerate(zip(intervals, ranges, strict=True)):
-        adjacent = previous_end == interval.start
-        previous_end = interval.end
-        options = _options(interval, span, minimum_kw)
-        if options == _ONLY_EMPTY:  # most intervals: no step, every run ends here
+    intervals: Sequence[Interval],
+    hours: Sequence[float],
+    adjacent: Sequence[bool],
+    forced: Sequence[float],
+    most: Sequence[float],
+    partial: Sequence[float],
+    steps: Sequence[int],
+    target: float,
+    minimum_kw: float,
+) -> list[Shape]:
+    """Each interval's shape. Per interval: its hours, whether it starts where the one
+    before ends, the energy every cheapest plan puts there (`forced`), the most it may
+    take, and the most a partial run may take; `steps`: the intervals that may take any,
+    in order (every other one can only stay empty)."""
+    fronts: dict[_State, list[_Node]] = {(0, False): [_Node(0.0, 0.0, _EMPTY, None)]}
+    previous = -1
+    top = target + TOLERANCE_KWH
+    for index in steps:
+        if index != previous + 1 and previous >= 0:  # intervals that can only stay empty
+            fronts = _end_runs(fronts)
+        previous = index
+        held, most_kwh = forced[index], most[index]
+        if held > TOLERANCE_KWH and most_kwh > TOLERANCE_KWH and len(fronts) == 1:
+            # Full in every cheapest plan: when covering is its one shape (no partial run
+            # fits), nothing to choose: shift the one front (as _options and _shift would).
+            least = max(held, minimum_kw * hours[index])
+            if least <= most_kwh + TOLERANCE_KWH and not held < partial[index] - TOLERANCE_KWH:
+                [((blocks, reaches_end), front)] = fronts.items()
+                state = (blocks + (0 if reaches_end and adjacent[index] else 1), True)
+                nodes = [
+                    _Node(
+                        n.least + least,
+                        n.most + most_kwh if n.most + most_kwh < target else target,
+                        _COVER,
+                        n,
+                        index,
+                    )
+                    for n in front
+                    if n.least + least <= top
+                ]
+                fronts = {state: nodes} if nodes else {}
+                continue
+        options = _options(hours[index], held, most_kwh, partial[index], minimum_kw)
+        if options is _ONLY_EMPTY:  # no step, every run ends here
             fronts = _end_runs(fronts)
             continue
         if len(options) == 1 and len(fronts) == 1:  # nothing to choose: shift the one front
-            fronts = _shift(fronts, options[0], adjacent, target, index)
+            fronts = _shift(fronts, options[0], adjacent[index], target, index)
             continue
         grown: dict[_State, list[_Node]] = {}
         for (blocks, reaches_end), front in fronts.items():
-            continues = reaches_end and adjacent
-            for shape, least, most in options:
-                if shape is Shape.EMPTY:
+            continues = reaches_end and adjacent[index]
+            for shape, least, option_most in options:
+                if shape is _EMPTY:
                     state = (blocks, False)
-                elif shape is Shape.TO_END:
+                elif shape is _TO_END:
                     state = (blocks + 1, True)
                 else:
-                    state = (blocks + (0 if continues else 1), shape is Shape.COVER)
+                    state = (blocks + (0 if continues else 1), shape is _COVER)
                 bucket = grown.setdefault(state, [])
                 for node in front:
                     new_least = node.least + least
-                    if new_least > target + TOLERANCE_KWH:
+                    if new_least > top:
                         continue
-                    new_most = node.most + most
+                    new_most = node.most + option_most
                     if new_most > target:
                         new_most = target
                     bucket.append(_Node(new_least, new_most, shape, node, index))
         fronts = _prune({state: _pareto(nodes) for state, nodes in grown.items() if nodes})
+    if 0 <= previous < len(intervals) - 1:  # the intervals after the last step
+        fronts = _end_runs(fronts)
     best = min(
         (state for state, front in fronts.items() if front[-1].most >= target - TOLERANCE_KWH),
         key=lambda s: s[0],
     )
     step: _Node | None = fronts[best][-1]
-    shapes = [Shape.EMPTY] * len(intervals)
+    shapes = [_EMPTY] * len(intervals)
     while step is not None and step.parent is not None:
         shapes[step.index] = step.shape
         step = step.parent
-    return tuple(shapes)
+    return shapes
 
 
-_ONLY_EMPTY = [(Shape.EMPTY, 0.0, 0.0)]
+def _options(
+    hours: float, forced: float, most: float, partial: float, minimum_kw: float
+) -> list[tuple[Shape, float, float]]:
+    """The shapes an interval may take, with the least and most energy each holds."""
+    if most <= TOLERANCE_KWH:
+        return _ONLY_EMPTY if forced <= TOLERANCE_KWH else []
+    options: list[tuple[Shape, float, float]] = []
+    if forced <= TOLERANCE_KWH:
+        options.append(_EMPTY_OPTION)
+    least_cover = max(forced, minimum_kw * hours)
+    if least_cover <= most + TOLERANCE_KWH:
+        options.append((_COVER, least_cover, most))
+    if forced < partial - TOLERANCE_KWH:
+        options.append((_FROM_START, forced, partial))
+        options.append((_TO_END, forced, partial))
+    if options == _ONLY_EMPTY:
+        return _ONLY_EMPTY
+    return options
+
+
+_EMPTY = Shape.EMPTY
+_COVER = Shape.COVER
+_FROM_START = Shape.FROM_START
+_TO_END = Shape.TO_END
+_EMPTY_OPTION = (Shape.EMPTY, 0.0, 0.0)
+_ONLY_EMPTY = [_EMPTY_OPTION]
 
 
 def _end_runs(fronts: dict[_State, list[_Node]]) -> dict[_State, list[_Node]]:

@@ -14,6 +14,7 @@ the interval."""
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -83,9 +84,10 @@ def build_intervals(
     for timeline in (export, load):
         if timeline is not None:
             cuts |= timeline.boundaries()
+    ordered = sorted(cuts)
     intervals: list[Interval] = []
-    for period in prices:
-        inner = sorted(c for c in cuts if period.start < c < period.end)
+    for period in prices:  # the cuts strictly inside the period, in order
+        inner = ordered[bisect_right(ordered, period.start) : bisect_left(ordered, period.end)]
         edges = [period.start, *inner, period.end]
         for start, end in pairwise(edges):
             forecast = (load.at(start) if load is not None else None) or 0.0

@@ -12,12 +12,12 @@ Choices:
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 
 from energyhub.domain.clock import ensure_utc
 from energyhub.domain.planning import explanation
-from energyhub.domain.planning.blocks import allocate
+from energyhub.domain.planning.blocks import Window, allocate
 from energyhub.domain.planning.intervals import Interval, build_intervals
 from energyhub.domain.planning.model import (
     ChargerLimits,
@@ -74,8 +74,11 @@ def plan_charging(
             f"The ready-by time {explanation.clock(ready_by, tz)} has passed",
             prices,
         )
-    periods = import_over(site.tariff, tz, now, ready_by, prices)
-    if not periods:
+    shared = (
+        prices if prices is not None and prices.covers(site.tariff, tz, now, ready_by) else None
+    )
+    periods = None if shared is not None else import_over(site.tariff, tz, now, ready_by, None)
+    if not (periods if shared is None else shared.import_prices.any_over(now, ready_by)):
         return _charge_now(
             now,
             site,
@@ -84,10 +87,11 @@ def plan_charging(
             f"No prices are known before {explanation.clock(ready_by, tz)}",
             prices,
         )
-    intervals = _shared_intervals(prices, site, charger, now, ready_by)
-    if intervals is None:
-        intervals = _intervals(periods, now, ready_by, site, charger, prices)
-    allocation = allocate(intervals, goal.energy_kwh, charger.minimum_kw)
+    window = _shared_window(shared, site, charger, now, ready_by)
+    if window is None:
+        window = Window.of(_intervals(periods or [], now, ready_by, site, charger, prices))
+    intervals = window.intervals
+    allocation = allocate(window, goal.energy_kwh, charger.minimum_kw)
     slots = slots_for(intervals, allocation)
     planned = sum(allocation.energy)
     text = explanation.for_goal(
@@ -140,13 +144,14 @@ def _intervals(
     )
 
 
-def _shared_intervals(
+def _shared_window(
     prepared: PreparedPrices | None,
     site: Site,
     charger: ChargerLimits,
     start: datetime,
     end: datetime,
-) -> list[Interval] | None:
+    part: tuple[str, Callable[[list[Interval]], Window]] | None = None,
+) -> Window | None:
     """The intervals over [start, end) from prices prepared for many plans, built once per
     site and charger limits; None where the preparation does not cover the window."""
     if prepared is None or site.tariff is None:
@@ -154,7 +159,7 @@ def _shared_intervals(
     if not prepared.covers(site.tariff, site.timezone, start, end):
         return None
     whole = prepared
-    return whole.intervals(
+    return whole.window(
         site,
         charger,
         start,
@@ -167,6 +172,7 @@ def _shared_intervals(
             charger,
             whole,
         ),
+        part,
     )
 
 
@@ -185,9 +191,16 @@ def _plan(
     text: str,
     shortfall: float = 0.0,
 ) -> Plan:
-    used = [(iv, e) for iv, e in zip(intervals, energy, strict=True) if e]  # most are empty
-    cost = sum((iv.cost(e) for iv, e in used), 0.0)
-    surplus = sum((iv.surplus_energy(e) for iv, e in used), 0.0)
+    costs: list[float] = []
+    surpluses: list[float] = []
+    for iv, e in zip(intervals, energy, strict=True):
+        if e:  # most are empty; Interval.cost and Interval.surplus_energy, inline
+            tier1_kw = iv.tier1_kw
+            first = min(e, tier1_kw * iv.hours)
+            costs.append(first * iv.tier1_price + (e - first) * iv.import_price)
+            surpluses.append(0.0 if tier1_kw <= 0 else first * iv.surplus_kw / tier1_kw)
+    cost = sum(costs, 0.0)
+    surplus = sum(surpluses, 0.0)
     return Plan(status, tuple(slots), sum(energy), cost, currency, text, shortfall, surplus)
 
 
@@ -251,15 +264,20 @@ def _cheapest_third(
     24 hours (whole periods; the last one may take the share past 8 hours). Among periods
     of equal price, one next to a period already chosen goes first, then the earliest."""
     end = now + DAY
-    periods = import_over(tariff, site.timezone, now, end, prepared)
-    chosen = _cheapest_share(periods)
-    shared = _shared_intervals(prepared, site, charger, now, end)
-    if shared is None:
-        intervals = _intervals(chosen, now, end, site, charger, prepared)
-    else:  # each interval lies in one import period: keep those in the chosen ones
-        spans = [(p.start, p.end) for p in chosen]
-        intervals = [iv for iv in shared if _within(iv.start, spans)]
-    allocation = allocate(intervals, float("inf"), charger.minimum_kw)
+
+    def chosen() -> list[PricePeriod]:
+        return _cheapest_share(import_over(tariff, site.timezone, now, end, prepared))
+
+    def keep_chosen(whole: list[Interval]) -> Window:
+        # each interval lies in one import period: keep those in the chosen ones
+        spans = [(p.start, p.end) for p in chosen()]
+        return Window.of([iv for iv in whole if _within(iv.start, spans)])
+
+    window = _shared_window(prepared, site, charger, now, end, ("no goal", keep_chosen))
+    if window is None:
+        window = Window.of(_intervals(chosen(), now, end, site, charger, prepared))
+    intervals = window.intervals
+    allocation = allocate(window, float("inf"), charger.minimum_kw)
     slots = slots_for(intervals, allocation)
     text = explanation.for_no_goal(slots, now=now, tz=site.timezone, currency=tariff.currency)
     return _plan(PlanStatus.NO_GOAL, slots, intervals, allocation.energy, tariff.currency, text)

@@ -16,6 +16,7 @@ from itertools import pairwise
 from zoneinfo import ZoneInfo
 
 from energyhub.domain.clock import ensure_utc
+from energyhub.domain.planning.blocks import Window
 from energyhub.domain.planning.intervals import Interval
 from energyhub.domain.planning.model import ChargerLimits, PriceSchedule, Site, Tariff
 from energyhub.domain.planning.prices import PricePeriod
@@ -38,6 +39,16 @@ class ExpandedPrices:
         ends = tuple(p.end for p in periods)
         in_order = all(a <= b for a, b in pairwise(ends))
         return cls(periods, ends if in_order else ())
+
+    def any_over(self, start: datetime, end: datetime) -> bool:
+        """Whether `over(start, end)` has a period, without making it."""
+        first = bisect_right(self.ends, start) if self.ends else 0
+        for index in range(first, len(self.periods)):
+            period = self.periods[index]
+            if period.end <= start:
+                continue
+            return period.start < end
+        return False
 
     def over(self, start: datetime, end: datetime) -> list[PricePeriod]:
         """The periods cut to [start, end), which lies within the expanded span."""
@@ -73,25 +84,38 @@ class PreparedPrices:
         default_factory=dict, compare=False, repr=False
     )
 
-    def intervals(
+    def window(
         self,
         site: Site,
         charger: ChargerLimits,
         start: datetime,
         end: datetime,
         build: Callable[[], list[Interval]],
-    ) -> list[Interval]:
+        part: tuple[str, Callable[[list[Interval]], Window]] | None = None,
+    ) -> Window:
         """The planning intervals over [start, end) for this site and charger: built once
         over the whole span by `build` (for every charger with the same limits at the same
         site) and cut to the window. The cut gives the intervals a build over the window
-        gives: each is split at the same price, export and forecast edges."""
-        key = (id(site.forecast), site.grid_limit_kw, charger.ceiling_kw, charger.minimum_kw)
+        gives: each is split at the same price, export and forecast edges. `part`: a name
+        and what to keep of the window (the same for every plan over it). A window is kept
+        for the next plan over it (chargers with the same limits and ready-by time)."""
+        limit = site.grid_limit_kw
+        if not site.forecast and limit is not None and limit >= charger.ceiling_kw:
+            limit = None  # a limit the charger alone never reaches gives the same intervals
+        key = (id(site.forecast), limit, charger.ceiling_kw, charger.minimum_kw)
         built = self._built.get(key)
         if built is None:
             whole = build()
-            built = _Built(site.forecast, whole, tuple(iv.end for iv in whole))
+            built = _Built(site.forecast, whole, tuple(iv.end for iv in whole), {})
             self._built[key] = built  # keeps the forecast, so its id stays its own
-        return built.over(start, end)
+        kept = (start, end, None if part is None else part[0])
+        found = built.windows.get(kept)
+        if found is None:
+            cut = built.over(start, end)
+            found = Window.of(cut) if part is None else part[1](cut)
+            if len(built.windows) < _WINDOWS_KEPT:
+                built.windows[kept] = found
+        return found
 
     def covers(self, tariff: Tariff, tz: ZoneInfo, start: datetime, end: datetime) -> bool:
         return (
@@ -102,11 +126,17 @@ class PreparedPrices:
         )
 
 
+_WINDOWS_KEPT = 64
+"""Windows kept per site and charger limits (a fleet re-planned at one `now` has one per
+ready-by time)."""
+
+
 @dataclass(frozen=True, slots=True)
 class _Built:
     forecast: object
     intervals: list[Interval]
     ends: tuple[datetime, ...]
+    windows: dict[tuple[datetime, datetime, str | None], Window]
 
     def over(self, start: datetime, end: datetime) -> list[Interval]:
         found: list[Interval] = []

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Literal
+from typing import Any, Literal
 
 from energyhub.domain.planning.blocks import Allocation
 from energyhub.domain.planning.fronts import Shape
@@ -13,6 +13,9 @@ from energyhub.domain.planning.intervals import Interval
 
 Source = Literal["grid", "surplus"]
 _SAME = 1e-9
+_EMPTY = Shape.EMPTY
+_COVER = Shape.COVER
+_FROM_START = Shape.FROM_START
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,26 +51,42 @@ def blocks_of(slots: Sequence[Slot]) -> list[list[Slot]]:
 def slots_for(intervals: Sequence[Interval], allocation: Allocation) -> list[Slot]:
     """The allocation as slots: a covered interval runs at its average power throughout, a
     partial one at its tier-1 power from its start or up to its end. Neighbours with the
-    same power, source and price are merged."""
-    slots: list[Slot] = []
-    for interval, energy, shape in zip(
-        intervals, allocation.energy, allocation.shapes, strict=True
-    ):
-        if shape is Shape.EMPTY or energy <= 0:
+    same power, source and price are merged (each slot is made once, when its run ends)."""
+    runs: list[list[Any]] = []  # [start, end, power, source, price]
+    last: list[Any] | None = None
+    energies, shapes = allocation.energy, allocation.shapes
+    for index in allocation.used:  # every other interval is empty
+        energy, shape = energies[index], shapes[index]
+        if shape is _EMPTY or energy <= 0:
             continue
-        if shape is Shape.COVER:
+        interval = intervals[index]
+        tier1_kw = interval.tier1_kw
+        if shape is _COVER:
             start, end, power = interval.start, interval.end, energy / interval.hours
         else:
-            power = interval.tier1_kw
+            power = tier1_kw
             length = timedelta(hours=energy / power)
-            if shape is Shape.FROM_START:
+            if shape is _FROM_START:
                 start, end = interval.start, interval.start + length
             else:
                 start, end = interval.end - length, interval.end
-        surplus = interval.surplus_energy(energy)
+        # Interval.surplus_energy and Interval.cost, inline (they run for every slot)
+        first = min(energy, tier1_kw * interval.hours)
+        surplus = 0.0 if tier1_kw <= 0 else first * interval.surplus_kw / tier1_kw
         source: Source = "surplus" if surplus >= energy - _SAME else "grid"
-        append_merged(slots, Slot(start, end, power, source, interval.cost(energy) / energy))
-    return slots
+        price = (first * interval.tier1_price + (energy - first) * interval.import_price) / energy
+        if (
+            last is not None
+            and last[1] == start
+            and abs(last[2] - power) <= _SAME
+            and last[3] == source
+            and abs(last[4] - price) <= _SAME
+        ):
+            last[1] = end
+        else:
+            last = [start, end, power, source, price]
+            runs.append(last)
+    return [Slot(*run) for run in runs]
 
 
 def append_merged(slots: list[Slot], slot: Slot) -> None:

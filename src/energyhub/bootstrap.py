@@ -39,6 +39,7 @@ from energyhub.domain.devices import Device
 from energyhub.domain.driver_names import DriverName
 from energyhub.domain.events import EventDelays
 from energyhub.domain.sessions import ChargingSession
+from energyhub.drivers.ocpp.auth import ProofKeys
 from energyhub.drivers.ocpp.central_system import CentralSystem, OcppSettings
 from energyhub.drivers.ocpp.commissioning import OcppChargers
 from energyhub.drivers.ocpp.driver import OcppDriver
@@ -205,8 +206,10 @@ async def build_container(
             else SandboxCommandLog(settings.sandbox_command_log_dir),
         )
     }
+    credential_keys = secret_keys(settings)  # stored credentials, signing secrets, proofs
+    proofs = ProofKeys.of(credential_keys)
     ocpp_store = SqlChargePointStore(engine)
-    ocpp = CentralSystem(ocpp_store, clock, OcppSettings().config(), changes.publish)
+    ocpp = CentralSystem(ocpp_store, clock, OcppSettings().config(), changes.publish, proofs)
     drivers[DriverName.OCPP] = OcppDriver(ocpp)
     if signals is not None:  # several processes: a command reaches a charger held by another
         from energyhub.drivers.ocpp.routing import routed_driver
@@ -248,7 +251,7 @@ async def build_container(
         dispatcher, clock, SINGLE_PROCESS_MAX_SLEEP_S if settings.is_sqlite else SHARED_MAX_SLEEP_S
     )
     webhook_client = WebhookClient(clock, private_urls=settings.private_webhook_urls)
-    cipher = CredentialCipher(secret_keys(settings))  # stored credentials and signing secrets
+    cipher = CredentialCipher(credential_keys)
     webhook_sender = WebhookSender(
         uow,
         webhook_client,
@@ -293,7 +296,7 @@ async def build_container(
         settings.strategy_tick_s,
     )
     session_sources: dict[str, SessionSource] = {DriverName.SANDBOX: _sandbox_sessions}
-    chargers = OcppChargers()  # a charger before it connects, and its password's hash
+    chargers = OcppChargers(proofs)  # a charger before it connects, its password's hash
     commissioning = Commissioning(uow, clock, outbox, devices, chargers, chargers, sunspec_driver)
     linking = LinkingService(
         uow,

@@ -123,6 +123,16 @@ class SqlChargePointStore:
         async with self._engine.connect() as connection:
             return await SqlDeviceRepository(connection).get_device_by_id(device_id)
 
+    async def replace_password_hash(self, charge_point_id: str, stored: str, new: str) -> None:
+        """The same password's hash in a new form (a proof added), unless it changed since
+        it was read."""
+        async with self._engine.begin() as connection:
+            await connection.execute(
+                update(ocpp_charge_points)
+                .where(_C.charge_point_id == charge_point_id, _C.password_hash == stored)
+                .values(password_hash=new)
+            )
+
     async def merge_settings(
         self, device_id: str, values: Mapping[str, Any], now: datetime
     ) -> dict[str, Any]:

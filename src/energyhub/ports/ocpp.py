@@ -93,6 +93,10 @@ class ChargePointStore(Protocol):
 
     async def device(self, device_id: str) -> Device | None: ...
 
+    async def replace_password_hash(self, charge_point_id: str, stored: str, new: str) -> None:
+        """The same password's hash in a new form, unless it changed since it was read."""
+        ...
+
     async def save(
         self,
         records: Sequence[ChargePointRecord],

@@ -22,7 +22,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from energyhub.domain.clock import Clock
 from energyhub.domain.sessions import ChargingSession, EndReason
 from energyhub.drivers.ocpp import mapping
-from energyhub.drivers.ocpp.auth import basic_credentials
+from energyhub.drivers.ocpp.auth import ProofKeys, basic_credentials, with_proof
 from energyhub.drivers.ocpp.credentials import CredentialChecker, CredentialPolicy, Verdict
 from energyhub.drivers.ocpp.reconcile import resume
 from energyhub.drivers.ocpp.station import Station
@@ -116,12 +116,13 @@ class CentralSystem:
         clock: Clock,
         config: OcppConfig | None = None,
         on_device_changed: Callable[[str], None] | None = None,
+        proofs: ProofKeys | None = None,
     ) -> None:
         self.config = config or OcppConfig()
         self._store = store
         self._clock = clock
         self._on_device_changed = on_device_changed or (lambda _id: None)
-        self.credentials = CredentialChecker(clock, self.config.credentials)
+        self.credentials = CredentialChecker(clock, self.config.credentials, proofs)
         self._stations: dict[str, Station] = {}  # by charge point id
         self._by_device: dict[str, Station] = {}
         self._dirty_records: dict[str, Station] = {}
@@ -235,6 +236,7 @@ class CentralSystem:
             address = str(client[0]) if client else None
             outcome = await self.credentials.check(charge_point_id, credentials[1], stored, address)
             if outcome.verdict is Verdict.ACCEPTED:
+                await self._add_proof(charge_point_id, credentials[1], stored)
                 return True
         if outcome is not None and outcome.verdict is Verdict.THROTTLED:
             wait = outcome.retry_after_s
@@ -253,6 +255,18 @@ class CentralSystem:
             {"www-authenticate": 'Basic realm="energyhub-ocpp"'},
         )
         return False
+
+    async def _add_proof(self, charge_point_id: str, password: str, stored: str) -> None:
+        """A hash with no proof by the newest key gets one once its password has passed
+        scrypt: from then on its handshakes cost no scrypt, in any process."""
+        proofs = self.credentials.proofs
+        if proofs is None or proofs.proven(password, stored) is not None:
+            return
+        try:
+            upgraded = with_proof(stored, proofs, password)
+            await self._store.replace_password_hash(charge_point_id, stored, upgraded)
+        except Exception:  # the charger is in; its next handshake tries again
+            log.exception("could not store the password proof of %s", charge_point_id)
 
     def _station(self, record: ChargePointRecord) -> Station:
         station = self._stations.get(record.charge_point_id)

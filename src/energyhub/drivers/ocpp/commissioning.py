@@ -1,6 +1,6 @@
 """What commissioning a charger needs from the OCPP driver (`ports.ocpp.ChargerCommissioner`
 and `PasswordHasher`): the capabilities a charger that declared nothing yet is assumed to
-have, its offline state, and the handshake password's salted hash."""
+have, its offline state, and the handshake password's salted hash with its proof."""
 
 from __future__ import annotations
 
@@ -8,10 +8,13 @@ from typing import Any
 
 from energyhub.domain.capabilities import Capabilities
 from energyhub.drivers.ocpp import mapping
-from energyhub.drivers.ocpp.auth import hash_password, verify_password
+from energyhub.drivers.ocpp.auth import ProofKeys, hash_password, verify_password
 
 
 class OcppChargers:
+    def __init__(self, proofs: ProofKeys | None = None) -> None:
+        self._proofs = proofs
+
     def capabilities(self) -> Capabilities:
         return mapping.capabilities_for(mapping.Declaration())
 
@@ -19,7 +22,7 @@ class OcppChargers:
         return mapping.state_body(mapping.OFFLINE, {}, None, None)
 
     def hash_password(self, password: str) -> str:
-        return hash_password(password)
+        return hash_password(password, self._proofs)
 
     def verify_password(self, password: str, stored: str) -> bool:
         return verify_password(password, stored)

@@ -1,8 +1,10 @@
-"""Handshake password checks that a reconnect storm cannot turn into a long queue: scrypt
-runs in a small thread pool (hashlib releases the GIL, so the event loop keeps serving and
-the cores share the work); a password verified recently is remembered per charge point, so
-its reconnects cost no scrypt; a charge point id or a source address that keeps failing is
-refused for a while without hashing, so wrong passwords cannot pin the cores."""
+"""Handshake password checks that a reconnect storm cannot turn into a long queue: a stored
+hash with a proof by a key held here is checked by its proof (an HMAC, `auth.ProofKeys`);
+otherwise scrypt runs in a small thread pool (hashlib releases the GIL, so the event loop
+keeps serving and the cores share the work); a password verified recently is remembered per
+charge point, so its reconnects cost no scrypt; a charge point id or a source address that
+keeps failing is refused for a while without hashing, so wrong passwords cannot pin the
+cores."""
 
 from __future__ import annotations
 
@@ -21,7 +23,7 @@ from datetime import datetime, timedelta
 from enum import Enum
 
 from energyhub.domain.clock import Clock
-from energyhub.drivers.ocpp.auth import verify_password
+from energyhub.drivers.ocpp.auth import ProofKeys, verify_password
 
 ADDRESS_FACTOR = 10  # a source address may fail this many times more than one charge point
 _MAX_KEYS = 10_000  # failure records kept before stale ones are swept
@@ -98,8 +100,14 @@ class CredentialChecker:
     the scrypt run that verified it; a removed charge point is refused before (its row is
     gone), and a changed password changes the stored hash."""
 
-    def __init__(self, clock: Clock, policy: CredentialPolicy | None = None) -> None:
+    def __init__(
+        self,
+        clock: Clock,
+        policy: CredentialPolicy | None = None,
+        proofs: ProofKeys | None = None,
+    ) -> None:
         self.policy = policy or CredentialPolicy()
+        self.proofs = proofs
         self._clock = clock
         self._key = secrets.token_bytes(32)
         self._ttl = timedelta(seconds=self.policy.cache_s)
@@ -130,6 +138,10 @@ class CredentialChecker:
         if known is not None:  # this hash matched another password: no scrypt needed
             self._failed(charge_point_id, address, now)
             return Outcome(Verdict.REFUSED)
+        proven = None if self.proofs is None else self.proofs.proven(password, stored)
+        if proven is not None:
+            self._settle(charge_point_id, stored, mark, address, now, ok=proven)
+            return Outcome(Verdict.ACCEPTED if proven else Verdict.REFUSED)
         ok = await self._verify(charge_point_id, password, stored, mark, address)
         return Outcome(Verdict.ACCEPTED if ok else Verdict.REFUSED)
 
@@ -154,13 +166,25 @@ class CredentialChecker:
         self.hashes += 1
         loop = asyncio.get_running_loop()
         ok = await loop.run_in_executor(self._executor(), verify_password, password, stored)
-        now = self._clock.now()
+        self._settle(charge_point_id, stored, mark, address, self._clock.now(), ok=ok)
+        return ok
+
+    def _settle(
+        self,
+        charge_point_id: str,
+        stored: str,
+        mark: bytes,
+        address: str | None,
+        now: datetime,
+        *,
+        ok: bool,
+    ) -> None:
+        """A check's outcome: a proven password remembered, a wrong one counted."""
         if ok:
             self._verified[charge_point_id] = _Verified(mark, stored, now)
             self._by_id.forget(charge_point_id)
         else:
             self._failed(charge_point_id, address, now)
-        return ok
 
     def _failed(self, charge_point_id: str, address: str | None, now: datetime) -> None:
         self._by_id.hit(charge_point_id, now)

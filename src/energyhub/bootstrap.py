@@ -169,6 +169,7 @@ class Container:
             await self.signals.stop()
         await self.webhook_client.aclose()
         await self.rate_limiter.aclose()
+        await self.services.accounts.usage.flush()  # the keys' last uses noted but not written
         if self.push_uow is not None:
             await self.push_uow.close()
         await self.engine.dispose()

@@ -54,6 +54,13 @@ def csrf_of(page: httpx.Response) -> str:
     return found[1]
 
 
+async def redirected(browser: httpx.AsyncClient, posted: httpx.Response) -> httpx.Response:
+    """The page a form's 303 leads to (every dashboard form answers so: a reload of that
+    page sends nothing again), as the browser reads it."""
+    assert posted.status_code == 303, posted.text[:500]
+    return await browser.get(posted.headers["location"])
+
+
 def notice_of(page: httpx.Response) -> list[str]:
     return re.findall(r'class="notice" role="status"><p>([^<]+)</p>', page.text)
 
@@ -239,8 +246,11 @@ async def test_keys_are_created_once_shown_and_revoked(
     caller, browser = member
     page = await browser.get("/dashboard/sandbox/keys")
     created = await browser.post("/dashboard/sandbox/keys", data={"csrf": csrf_of(page)})
-    assert created.status_code == 201
-    shown = re.search(r'id="new-key">(sk_test_[A-Za-z0-9]+)<', created.text)
+    assert created.status_code == 303, "POST, redirect, GET: a reload makes no second key"
+    assert created.headers["location"] == "/dashboard/sandbox/keys"
+    assert "sk_test_" not in created.headers["set-cookie"], "the cookie carries it sealed"
+    answer = await browser.get(created.headers["location"])
+    shown = re.search(r'id="new-key">(sk_test_[A-Za-z0-9]+)<', answer.text)
     assert shown is not None
     key = shown[1]
     assert (await api.client.get("/battery", headers={"x-api-key": key})).status_code == 200
@@ -278,7 +288,9 @@ async def test_keys_of_other_accounts_and_environments_are_out_of_reach(
     assert (await api.get(stranger, "/battery")).status_code == 200, "still works"
     live = await browser.get("/dashboard/live/keys")
     assert "No live keys yet." in live.text
-    made = await browser.post("/dashboard/live/keys", data={"csrf": csrf_of(live)})
+    made = await redirected(
+        browser, await browser.post("/dashboard/live/keys", data={"csrf": csrf_of(live)})
+    )
     assert re.search(r'id="new-key">sk_live_[A-Za-z0-9]{32,}<', made.text)
     sandbox = await browser.get("/dashboard/sandbox/keys")
     assert "sk_live_" not in sandbox.text

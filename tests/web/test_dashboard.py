@@ -307,19 +307,34 @@ def test_a_key_is_created_shown_once_works_and_is_revoked(
     at(page, "API keys")
     before = customer.key_count()
 
-    click(page, "Create a sandbox key")
+    page.get_by_label("Name (optional)").fill("billing cron")
+    with page.expect_response(f"{service.base}/dashboard/sandbox/keys") as answer:
+        click(page, "Create a sandbox key")
+    assert answer.value.status == 303
     at(page, "API keys")
+    expect(page.locator("#new-key-title")).to_have_text("Your new key: billing cron")
     key = page.locator("#new-key").inner_text()
     assert key.startswith("sk_test_")
     assert customer.key_count() == before + 1
-    assert httpx.get(f"{service.base}/battery", headers={"x-api-key": key}).status_code == 200
 
-    go(page, service, "/sandbox/keys")  # the page again: the key is not shown
+    reloaded = page.reload()  # the page again: the key is not shown, and not made again
+    assert reloaded is not None
+    assert reloaded.request.method == "GET"
     at(page, "API keys")
     expect(page.locator("#new-key")).to_have_count(0)
     assert key not in page.content()
+    assert customer.key_count() == before + 1
     row = page.locator("tr", has_text=f"…{key[-4:]}")
+    expect(row).to_contain_text("billing cron")
     expect(row).to_contain_text("Active")
+    expect(row).to_contain_text("never used")
+
+    assert httpx.get(f"{service.base}/battery", headers={"x-api-key": key}).status_code == 200
+    assert service.container is not None
+    service.call(service.container.services.accounts.usage.flush())
+    go(page, service, "/sandbox/keys")
+    used = f"last used {service.clock.now():%Y-%m-%d %H:%M} UTC"
+    expect(page.locator("tr", has_text=f"…{key[-4:]}")).to_contain_text(used)
 
     row.get_by_role("button", name=f"Revoke the key ending in {key[-4:]}").click()
     at(page, "API keys")

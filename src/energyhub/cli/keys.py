@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from energyhub.bootstrap import (
@@ -20,7 +21,7 @@ from energyhub.cli.common import (
     _run,
     err,
 )
-from energyhub.domain.accounts import environment_from_cli
+from energyhub.domain.accounts import KEY_NAME_MAX_LENGTH, environment_from_cli, key_name
 from energyhub.domain.clock import ensure_utc, isoformat_utc
 from energyhub.domain.versions import ApiVersion, version_from_cli
 
@@ -35,6 +36,12 @@ def keys_create(
         datetime | None, typer.Option(help="Optional expiry, ISO 8601 (UTC if no offset).")
     ] = None,
     api_version: Annotated[str | None, ApiVersionOption] = None,
+    name: Annotated[
+        str | None,
+        typer.Option(
+            help=f"Optional label, up to {KEY_NAME_MAX_LENGTH} characters (e.g. 'billing cron')."
+        ),
+    ] = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Create an API key; the key is shown once and stored as a hash."""
@@ -45,14 +52,19 @@ def keys_create(
     version = None if api_version is None else _api_version(api_version, "--api-version")
     prefix = "sk_sandbox_" if env.lower() == "sandbox" else None
     expiry = None if expires_at is None else ensure_utc(expires_at)
+    try:
+        label = key_name(name)
+    except ValueError as bad:
+        raise typer.BadParameter(str(bad), param_hint="--name") from None
 
     async def work(c: Container) -> dict[str, str | None]:
         created = await c.services.accounts.create_key(
-            account, environment, expiry, prefix, version
+            account, environment, expiry, prefix, version, label
         )
         return {
             "key": created.key,
             "keyId": created.api_key.id,
+            "name": label,
             "environment": environment.value,
             "expiresAt": None if expiry is None else isoformat_utc(expiry),
             "apiVersion": created.api_key.api_version.value,
@@ -66,7 +78,10 @@ def keys_create(
     if as_json:
         _print_json(result)
     else:
-        err.print(f"key [bold]{result['keyId']}[/]: {result['key']}  (shown once; keep it safe)")
+        label = "" if label is None else f" ({escape(label)})"
+        err.print(
+            f"key [bold]{result['keyId']}[/]{label}: {result['key']}  (shown once; keep it safe)"
+        )
 
 
 @keys_app.command("revoke")
@@ -115,19 +130,21 @@ def _api_version(name: str, hint: str) -> ApiVersion:
 def keys_list(
     account: Annotated[str, typer.Option(help="Account id.")], as_json: JsonFlag = False
 ) -> None:
-    """An account's keys (ids, environments, hints; never the keys)."""
+    """An account's keys (ids, names, environments, hints, last use; never the keys)."""
 
     async def work(c: Container) -> list[dict[str, str | None]]:
         keys = await c.services.accounts.list_keys(account)
         return [
             {
                 "keyId": k.id,
+                "name": k.name,
                 "environment": k.environment.value,
                 "prefix": k.prefix,
                 "hint": k.hint,
                 "createdAt": isoformat_utc(k.created_at),
                 "expiresAt": None if k.expires_at is None else isoformat_utc(k.expires_at),
                 "revokedAt": None if k.revoked_at is None else isoformat_utc(k.revoked_at),
+                "lastUsedAt": None if k.last_used_at is None else isoformat_utc(k.last_used_at),
                 "apiVersion": k.api_version.value,
             }
             for k in keys
@@ -141,14 +158,18 @@ def keys_list(
     if as_json:
         _print_json(rows)
         return
-    table = Table("key id", "env", "key", "api version", "created", "expires", "revoked")
+    table = Table(
+        "key id", "name", "env", "key", "api version", "created", "last used", "expires", "revoked"
+    )
     for row in rows:
         table.add_row(
             row["keyId"],
+            escape(row["name"] or "-"),
             row["environment"],
             f"{row['prefix']}…{row['hint']}",
             row["apiVersion"],
             row["createdAt"],
+            row["lastUsedAt"] or "never",
             row["expiresAt"] or "-",
             row["revokedAt"] or "-",
         )

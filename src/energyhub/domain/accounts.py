@@ -39,6 +39,24 @@ def environment_from_cli(name: str) -> Environment:
     raise ValueError(f"unknown environment {name!r}: use test or live")
 
 
+KEY_NAME_MAX_LENGTH = 60
+
+
+def key_name(raw: str | None) -> str | None:
+    """A key's name as given, trimmed (None: no name); ValueError says what to send instead."""
+    if raw is None or not raw.strip():
+        return None
+    name = " ".join(raw.split())
+    if len(name) > KEY_NAME_MAX_LENGTH:
+        raise ValueError(
+            f"a key's name is at most {KEY_NAME_MAX_LENGTH} characters (this one has "
+            f"{len(name)}): send a shorter one"
+        )
+    if not name.isprintable():
+        raise ValueError("a key's name takes printable characters only: send plain text")
+    return name
+
+
 def hash_key(key: str) -> str:
     """Keys are random with 190+ bits, so a plain SHA-256 is a safe and fast lookup hash."""
     return hashlib.sha256(key.encode()).hexdigest()
@@ -63,6 +81,8 @@ class ApiKey:
     expires_at: datetime | None
     revoked_at: datetime | None
     api_version: ApiVersion = ApiVersion.V1  # what its requests get without a version header
+    name: str | None = None  # the owner's label for it ("billing cron"), never the key
+    last_used_at: datetime | None = None  # recorded at most once a KEY_USE_INTERVAL
 
     def usable_at(self, now: datetime) -> bool:
         if self.revoked_at is not None and self.revoked_at <= now:

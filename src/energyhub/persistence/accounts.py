@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -25,6 +25,8 @@ def _key(row: Any) -> ApiKey:
         expires_at=row.expires_at,
         revoked_at=row.revoked_at,
         api_version=ApiVersion(row.api_version),
+        name=row.name,
+        last_used_at=row.last_used_at,
     )
 
 
@@ -79,6 +81,8 @@ class SqlAccountRepository:
                 expires_at=key.expires_at,
                 revoked_at=key.revoked_at,
                 api_version=key.api_version.value,
+                name=key.name,
+                last_used_at=key.last_used_at,
             )
         )
 
@@ -112,3 +116,13 @@ class SqlAccountRepository:
             .values(revoked_at=at)
         )
         return bool(result.rowcount)
+
+    async def record_key_uses(self, uses: Mapping[str, datetime]) -> None:
+        """Each key's last use, never moved back (another process may have written later)."""
+        k = api_keys
+        for key_id, at in sorted(uses.items()):
+            await self._c.execute(
+                update(k)
+                .where(k.c.id == key_id, or_(k.c.last_used_at.is_(None), k.c.last_used_at < at))
+                .values(last_used_at=at)
+            )

@@ -49,6 +49,8 @@ api_keys = Table(
     Column("expires_at", UTCDateTime(), nullable=True),
     Column("revoked_at", UTCDateTime(), nullable=True),
     Column("api_version", String(10), nullable=False, server_default="1.0"),
+    Column("name", String(60), nullable=True),
+    Column("last_used_at", UTCDateTime(), nullable=True),
 )
 
 users = Table(

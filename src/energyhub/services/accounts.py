@@ -16,6 +16,7 @@ from energyhub.domain.accounts import (
     Environment,
     Principal,
     hash_key,
+    key_name,
 )
 from energyhub.domain.clock import Clock
 from energyhub.domain.errors import ExpiredToken, Unauthorized
@@ -23,6 +24,7 @@ from energyhub.domain.versions import ApiVersion, pinned_version
 from energyhub.ports.signals import Signals, Topic
 from energyhub.ports.storage import UnitOfWorkFactory
 from energyhub.services.ids import prefixed_id, random_base62
+from energyhub.services.key_usage import KeyUsage
 
 KEY_RANDOM_LENGTH = 40
 
@@ -47,6 +49,7 @@ class AccountService:
         self._principals: dict[str, tuple[ApiKey, Principal, float]] = {}
         self._lookups: dict[str, asyncio.Future[ApiKey]] = {}
         self._signals: Signals | None = None
+        self.usage = KeyUsage(uow)
 
     def follow(self, signals: Signals) -> None:
         """Keys revoked or moved to another version in another process are forgotten here
@@ -98,12 +101,15 @@ class AccountService:
         expires_at: datetime | None = None,
         prefix: str | None = None,
         api_version: ApiVersion | None = None,
+        name: str | None = None,
     ) -> CreatedKey:
         """A new key; `prefix` may pick the older `sk_sandbox_` spelling for a sandbox key.
-        Without `api_version` the key is pinned as `pinned_version` says."""
+        Without `api_version` the key is pinned as `pinned_version` says. `name` is checked
+        by `key_name` (ValueError: what to send instead)."""
         prefix = prefix or environment.key_prefix
         if KEY_PREFIXES.get(prefix) is not environment:
             raise ValueError(f"prefix {prefix!r} does not belong to the {environment} environment")
+        name = key_name(name)
         async with self._uow() as tx:
             if await tx.accounts.get_account(account_id) is None:
                 raise LookupError(f"no account {account_id!r}")
@@ -118,6 +124,7 @@ class AccountService:
                 expires_at=expires_at,
                 revoked_at=None,
                 api_version=pinned_version(prefix, api_version),
+                name=name,
             )
             await tx.accounts.add_key(api_key, hash_key(plaintext))
         return CreatedKey(plaintext, api_key)
@@ -178,6 +185,8 @@ class AccountService:
                 api_key.account_id, api_key.environment, api_key.id, api_key.api_version
             )
             self._principals[raw_key] = (api_key, principal, time.monotonic())
-        if not api_key.usable_at(self._clock.now()):
+        now = self._clock.now()
+        if not api_key.usable_at(now):
             raise ExpiredToken(key_version=api_key.api_version.value)
+        self.usage.seen(api_key.id, api_key.last_used_at, now)
         return principal

@@ -1,5 +1,5 @@
-"""The API keys page: the environment's keys, newest first; a new key is shown once, in the
-answer to the POST that made it."""
+"""The API keys page: the environment's keys, newest first, with their names and when each
+was last used; a new key is shown once, on the page its form redirects to."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from energyhub.domain.accounts import KEY_NAME_MAX_LENGTH, key_name
 from energyhub.domain.versions import DEPRECATED_SINCE
-from energyhub.web.dashboard.site import Site, Visitor, back_to, notice_of
+from energyhub.web.dashboard.site import Site, Visitor, back_to, flash_of, notice_of
 
 
 def routes(site: Site) -> list[Route]:
@@ -21,11 +22,9 @@ def routes(site: Site) -> list[Route]:
 
 
 async def _keys(site: Site, request: Request, visitor: Visitor) -> Response:
-    accounts = site.services.accounts
-    new_key: str | None = None
     if request.method == "POST":
-        created = await accounts.create_key(visitor.member.account_id, visitor.environment)
-        new_key = created.key
+        return await _create(site, request, visitor)
+    accounts = site.services.accounts
     listed = [
         k
         for k in await accounts.list_keys(visitor.member.account_id)
@@ -33,17 +32,37 @@ async def _keys(site: Site, request: Request, visitor: Visitor) -> Response:
     ]
     listed.sort(key=lambda k: k.created_at, reverse=True)
     now = site.services.clock.now()
+    flash = flash_of(request)
     return site.render(
         "keys.html",
-        201 if new_key else 200,
+        200,
         visitor,
         title="API keys",
         section="keys",
         keys=[(k, k.usable_at(now)) for k in listed],
         deprecated=DEPRECATED_SINCE,
-        new_key=new_key,
+        new_key=flash.get("newKey"),
+        new_key_name=flash.get("name"),
+        name_error=flash.get("nameError"),
+        name_value=flash.get("nameValue", ""),
+        name_max=KEY_NAME_MAX_LENGTH,
         notice=notice_of(request),
     )
+
+
+async def _create(site: Site, request: Request, visitor: Visitor) -> Response:
+    raw = request.state.fields.get("name", "")
+    try:
+        name = key_name(raw)
+    except ValueError as bad:
+        message = f"{str(bad)[0].upper()}{str(bad)[1:]}."
+        return site.after_form(
+            request, visitor.path("keys"), nameError=message, nameValue=raw[:200]
+        )
+    created = await site.services.accounts.create_key(
+        visitor.member.account_id, visitor.environment, name=name
+    )
+    return site.after_form(request, visitor.path("keys"), newKey=created.key, name=name)
 
 
 async def _revoke(site: Site, request: Request, visitor: Visitor) -> Response:

@@ -27,6 +27,7 @@ from energyhub.services.schedules import ScheduleService
 from energyhub.services.sessions import SessionService
 from energyhub.services.strategies import StrategyService
 from energyhub.services.webhooks import WebhookService
+from energyhub.web.dashboard.flash import FLASH_COOKIE, forget_flash, redirect_with, take_flash
 from energyhub.web.forms import (
     UnreadableForm,
     cross_site_fetch,
@@ -130,6 +131,13 @@ class Site:
     ) -> HTMLResponse:
         return self.render("problem.html", status, visitor, title=title, message=message)
 
+    def after_form(self, request: Request, path: str, **outcome: Any) -> RedirectResponse:
+        """The answer to every signed-in form: 303 to `path`, which shows `outcome` once
+        (`flash_of`), so reloading it sends nothing again."""
+        token = request.cookies.get(self.cookie_name(request, SESSION_COOKIE), "")
+        name = self.cookie_name(request, FLASH_COOKIE)
+        return redirect_with(name, token, self.secure(request), path, outcome)
+
     async def visitor_of(self, request: Request, environment: Environment) -> Visitor | None:
         token = request.cookies.get(self.cookie_name(request, SESSION_COOKIE), "")
         found = await self.services.members.session(token)
@@ -149,13 +157,19 @@ class Site:
                         401, "Signed out", "Your session ended: sign in again.", None
                     )
                 return back_to(f"/dashboard/sign-in?next={quote(request.url.path, safe='/')}")
+            flash_cookie = self.cookie_name(request, FLASH_COOKIE)
+            token = request.cookies.get(self.cookie_name(request, SESSION_COOKIE), "")
+            request.state.flash, drop_flash = take_flash(request, flash_cookie, token)
             try:
                 if request.method == "POST":
                     refuse_cross_site(request)
                     fields = await form_of(request)
                     check_csrf(visitor.session.csrf_token, fields.get("csrf", ""))
                     request.state.fields = fields
-                return await handler(request, visitor)
+                response = await handler(request, visitor)
+                if drop_flash:
+                    forget_flash(response, flash_cookie, self.secure(request))
+                return response
             except Refused as refused:
                 return self.problem(refused.status, refused.title, refused.message, visitor)
             except ApiError as error:
@@ -164,6 +178,12 @@ class Site:
                 return self.problem(error.status, "That did not work", error.message, visitor)
 
         return endpoint
+
+
+def flash_of(request: Request) -> dict[str, Any]:
+    """What the form before said to this page (empty: nothing; `Site.after_form`)."""
+    flash = getattr(request.state, "flash", None)
+    return flash if isinstance(flash, dict) else {}
 
 
 def notice_of(request: Request) -> str | None:

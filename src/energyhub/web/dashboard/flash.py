@@ -1,0 +1,84 @@
+"""Post/Redirect/Get: a dashboard form's outcome travels to the page it redirects to in a
+short-lived cookie, so reloading that page shows it and sends nothing again.
+
+The cookie is encrypted and signed (Fernet) with a key drawn from the visitor's session
+token, so only that session can read it (a new API key may ride in it, for one redirect);
+it names the page it is for, lives `FLASH_AGE_S` at most, and the page that shows it
+deletes it, so a second reload shows the page without it."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+from typing import Any
+
+from cryptography.fernet import Fernet, InvalidToken
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+
+from energyhub.web.pages import see_other
+
+FLASH_COOKIE = "energyhub_flash"
+FLASH_AGE_S = 60
+MAX_COOKIE_BYTES = 3800  # browsers keep 4096 bytes a cookie, name and attributes included
+MAX_VALUE_CHARS = 300  # a refilled form field longer than this comes back empty
+
+
+def _fernet(session_token: str) -> Fernet:
+    digest = hashlib.sha256(b"energyhub dashboard flash\0" + session_token.encode()).digest()
+    return Fernet(base64.urlsafe_b64encode(digest))
+
+
+def _seal(session_token: str, path: str, outcome: dict[str, Any]) -> str:
+    sealed = _fernet(session_token).encrypt(json.dumps({"path": path, **outcome}).encode())
+    if len(sealed) > MAX_COOKIE_BYTES and "values" in outcome:
+        values = {k: v for k, v in outcome["values"].items() if len(v) <= MAX_VALUE_CHARS}
+        sealed = _fernet(session_token).encrypt(
+            json.dumps({"path": path, **outcome, "values": values}).encode()
+        )
+    if len(sealed) > MAX_COOKIE_BYTES:
+        trimmed = {k: v for k, v in outcome.items() if k not in {"values", "details"}}
+        sealed = _fernet(session_token).encrypt(json.dumps({"path": path, **trimmed}).encode())
+    return sealed.decode()
+
+
+def redirect_with(
+    cookie_name: str, session_token: str, secure: bool, path: str, outcome: dict[str, Any]
+) -> RedirectResponse:
+    """A 303 to `path` (no query, no fragment: the browser keeps the form's `#outcome`),
+    carrying `outcome` (JSON-able) for that page only."""
+    response = see_other(path)
+    response.set_cookie(
+        cookie_name,
+        _seal(session_token, path, outcome),
+        max_age=FLASH_AGE_S,
+        path="/",
+        secure=secure,
+        httponly=True,
+        samesite="lax",
+    )
+    return response
+
+
+def take_flash(
+    request: Request, cookie_name: str, session_token: str
+) -> tuple[dict[str, Any] | None, bool]:
+    """The outcome sent to this page by the form before (None: none, too old, or from
+    another session), and whether to drop the cookie (not when it is for another page)."""
+    sealed = request.cookies.get(cookie_name)
+    if not sealed or request.method != "GET":
+        return None, False
+    try:
+        opened = json.loads(_fernet(session_token).decrypt(sealed.encode(), ttl=FLASH_AGE_S))
+    except (InvalidToken, ValueError):
+        return None, True
+    if not isinstance(opened, dict):
+        return None, True
+    if opened.pop("path", None) != request.url.path:
+        return None, False
+    return opened, True
+
+
+def forget_flash(response: Response, cookie_name: str, secure: bool) -> None:
+    response.delete_cookie(cookie_name, path="/", secure=secure, httponly=True)

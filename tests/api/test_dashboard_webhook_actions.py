@@ -15,7 +15,7 @@ from aiohttp import web
 from energyhub.bootstrap import build_app
 from energyhub.domain.accounts import Environment, Principal
 from energyhub.workers.webhook_pump import run_due
-from tests.api.test_dashboard import add_member, csrf_of, notice_of, sign_in
+from tests.api.test_dashboard import add_member, csrf_of, notice_of, redirected, sign_in
 from tests.support import Api, Caller, local_receiver
 
 SECRET = re.compile(r'id="signing-secret">(whsec_[^<]+)<')
@@ -96,16 +96,18 @@ async def test_rotating_from_the_dashboard_keeps_or_drops_the_old_secret(
     principal = Principal(caller.account_id, Environment.SANDBOX, caller.key_id)
     webhooks = api.container.services.webhooks
 
-    rotated = await browser.post(f"{base}/rotate", data={"csrf": csrf_of(page)})
-    assert rotated.status_code == 200
+    rotated = await redirected(
+        browser, await browser.post(f"{base}/rotate", data={"csrf": csrf_of(page)})
+    )
     assert "the old secret signs too" in rotated.text
     assert "Old secret signs too until" in rotated.text
     stored = await webhooks.get_endpoint(principal, first["id"])
     assert stored.previous_secret == first["secret"]
     assert SECRET.search(rotated.text)[1] == stored.secret  # type: ignore[index]
 
-    dropped = await browser.post(f"{base}/rotate-now", data={"csrf": csrf_of(page)})
-    assert dropped.status_code == 200
+    dropped = await redirected(
+        browser, await browser.post(f"{base}/rotate-now", data={"csrf": csrf_of(page)})
+    )
     assert "The old secret no longer signs." in dropped.text
     assert "Old secret signs too until" not in dropped.text
     stored = await webhooks.get_endpoint(principal, first["id"])

@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from energyhub.domain.accounts import Environment
 from energyhub.domain.clock import FakeClock
 from tests.web.support import NO_CHROMIUM, ThreadedService, chromium_path
 from tests.web.test_dashboard import (
@@ -115,7 +116,7 @@ def test_a_command_is_sent_from_its_form_and_shown_with_its_action(
     form.get_by_label("power").fill("9")
     with page.expect_response(re.compile(r"/commands$")) as answer:
         click(page, "Send charge")
-    assert answer.value.status == 422
+    assert answer.value.status == 303  # to the page, which says why
     expect(page.get_by_role("alert")).to_contain_text("PARAMETER_OUT_OF_RANGE")
     expect(page.get_by_role("alert")).to_contain_text("parameter: power")
     expect(page.get_by_role("alert")).to_contain_text("max: 5")
@@ -173,7 +174,7 @@ def test_a_scheduled_command_shows_its_local_start_and_is_cancelled(
     form.get_by_label("Start").fill("2026-11-20T15:30")  # 20:30 UTC
     with page.expect_response(re.compile(r"/commands$")) as answer:
         click(page, "Send discharge")
-    assert answer.value.status == 202
+    assert answer.value.status == 303
     expect(page.locator("#outcome-action-state")).to_have_text("scheduled")
     expect(page.get_by_role("status")).to_contain_text("2026-11-20 15:30 EST")
     action_id = page.locator("#outcome-action-id").inner_text()
@@ -189,6 +190,37 @@ def test_a_scheduled_command_shows_its_local_start_and_is_cancelled(
     assert customer.http.get(f"/actions/{action_id}").json()["data"]["state"] == "cancelled"
     row = page.locator("#actions tbody tr", has_text=action_id)
     expect(row.get_by_role("button")).to_have_count(0)  # nothing left to cancel
+
+
+def test_reloading_after_a_send_sends_nothing_again(
+    page: Page, service: ThreadedService, customer: Customer
+) -> None:
+    """Post/Redirect/Get: the form answers 303 to the device page, so the browser's reload
+    asks for the page again (no resubmission) and no second action is made."""
+    battery = customer.new_device("battery")
+    device_page(page, service, customer, battery["id"])
+    form = command_form(page, "charge")
+    form.get_by_label("power").fill("2")
+    requests: list[str] = []
+    page.on("request", lambda r: requests.append(f"{r.method} {r.url}"))
+    with page.expect_response(re.compile(r"/commands$")) as answer:
+        click(page, "Send charge")
+    assert answer.value.status == 303
+    expect(page.get_by_role("status")).to_contain_text("charge")
+    action_id = page.locator("#outcome-action-id").inner_text()
+    device_url = f"{service.base}/dashboard/sandbox/devices/{battery['id']}"
+    assert page.url == f"{device_url}#outcome"
+
+    reloaded = page.reload()
+    assert reloaded is not None
+    assert reloaded.request.method == "GET"
+    assert reloaded.status == 200
+    expect(page.locator("#outcome")).to_have_count(0)  # said once, on the redirected page
+    expect(page.locator("#actions tbody tr").first).to_contain_text(action_id)
+    actions = customer.http.get("/actions").json()["data"]["items"]
+    assert [a["id"] for a in actions] == [action_id], "no second action"
+    posts = [r for r in requests if r.startswith("POST ")]
+    assert posts == [f"POST {device_url}/commands"], requests
 
 
 def test_a_forged_command_form_is_refused(
@@ -331,6 +363,11 @@ def test_every_page_as_a_screenshot(
     tested = customer.http.post(f"/webhooks/endpoints/{endpoint['id']}/test")
     assert tested.status_code == 202, tested.text
     delivery_id = tested.json()["data"]["id"]
+    accounts = customer.container.services.accounts
+    service.call(
+        accounts.create_key(customer.account_id, Environment.SANDBOX, name="nightly export")
+    )
+    service.call(accounts.usage.flush())  # the customer's own key, used above: a last use
     for width, suffix in ((1280, ""), (375, "-phone")):
         page = new_page(browser, width=width, height=900)
         try:
@@ -360,6 +397,26 @@ def test_every_page_as_a_screenshot(
             page.locator("details#command-charge").get_by_label("power").fill("99")
             click(page, "Send charge")
             page.screenshot(path=shots / f"battery-error{suffix}.png", full_page=True)
+            page.locator("details#command-charge").get_by_label("power").fill("2")
+            click(page, "Send charge")
+            expect(page.locator("#outcome")).to_be_visible()
+            page.screenshot(path=shots / f"battery-sent{suffix}.png", full_page=True)
+            go(page, service, "/sandbox/keys")
+            page.get_by_label("Name (optional)").fill("billing cron")
+            click(page, "Create a sandbox key")
+            expect(page.locator("#new-key")).to_be_visible()
+            page.screenshot(path=shots / f"keys-new{suffix}.png", full_page=True)
+            page.evaluate(
+                "() => document.getElementById('field-name').removeAttribute('maxlength')"
+            )
+            page.get_by_label("Name (optional)").fill("n" * 61)  # past what the field takes
+            click(page, "Create a sandbox key")
+            expect(page.get_by_role("alert")).to_contain_text("at most 60 characters")
+            page.screenshot(path=shots / f"keys-error{suffix}.png", full_page=True)
+            if width == 375:
+                assert page.evaluate("() => document.documentElement.scrollWidth") <= 375, (
+                    page.evaluate(WIDER_THAN_THE_SCREEN)
+                )
             assert page.evaluate(
                 "() => [...document.querySelectorAll('.status')]"
                 ".every(b => b.getClientRects().length <= 1)"

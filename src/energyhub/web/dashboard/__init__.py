@@ -9,8 +9,9 @@ Security:
 - CSRF: every form carries the session's CSRF token (the sign-in form a token from its own
   short-lived cookie), checked in constant time; a POST the browser marks cross-site or
   same-site, or whose `Origin` is another site, is refused before any of that.
-- Pages are never cached, never framed, and send no referrer; secrets (a new key, an
-  endpoint's signing secret) appear only in the answer to the POST that asked for them.
+- Pages are never cached, never framed, and send no referrer. Every form answers 303 to its
+  page (`flash.py`); a new key rides there once in a cookie sealed with the session's own
+  key, and an endpoint's signing secret is shown only on the page its form redirected to.
 - A page shows only the signed-in member's account; an id of another account's key,
   endpoint, delivery or device is answered as not found."""
 

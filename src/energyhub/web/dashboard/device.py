@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
+from urllib.parse import quote
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -35,7 +36,7 @@ from energyhub.web.dashboard.device_view import (
     quantity_text,
     state_rows,
 )
-from energyhub.web.dashboard.site import Site, Visitor
+from energyhub.web.dashboard.site import Site, Visitor, flash_of
 
 RECENT_ACTIONS = 10
 RECENT_SESSIONS = 5
@@ -73,6 +74,65 @@ class Outcome:
             details=error_details(error.details),
         )
 
+    def flash(self, values: dict[str, str] | None = None) -> dict[str, Any]:
+        """What the page the form redirects to needs to show it again (`Site.after_form`)."""
+        return {
+            "title": self.title,
+            "message": self.message,
+            "actionId": None if self.action is None else self.action.id,
+            "error": self.error,
+            "form": self.form,
+            "field": self.field,
+            "code": self.code,
+            "details": list(self.details),
+            "values": values or {},
+        }
+
+    @classmethod
+    def of_flash(cls, flash: dict[str, Any], action: Action | None) -> Outcome:
+        return cls(
+            str(flash.get("title", "")),
+            str(flash.get("message", "")),
+            action,
+            bool(flash.get("error")),
+            flash.get("form"),
+            flash.get("field"),
+            flash.get("code"),
+            tuple(str(d) for d in flash.get("details", ())),
+        )
+
+
+def after_form(
+    site: Site,
+    request: Request,
+    visitor: Visitor,
+    outcome: Outcome,
+    values: dict[str, str] | None = None,
+) -> Response:
+    """The device page's forms answer 303 to it; it shows `outcome` once and refills the
+    form it came from with `values`."""
+    path = f"{visitor.path('devices')}/{quote(request.path_params['device_id'], safe='')}"
+    kept = {k: v for k, v in (values or {}).items() if k != "csrf"}
+    return site.after_form(request, path, **outcome.flash(kept))
+
+
+async def _flashed(
+    site: Site, request: Request, visitor: Visitor
+) -> tuple[Outcome | None, dict[str, str]]:
+    """The outcome the form before redirected here with, its action read as it now stands."""
+    flash = flash_of(request)
+    if not flash.get("title"):
+        return None, {}
+    action = None
+    if isinstance(flash.get("actionId"), str):
+        try:
+            action = await site.services.actions.get(visitor.principal, flash["actionId"])
+        except ApiError:
+            action = None
+    values = flash.get("values")
+    kept = {str(k): str(v) for k, v in values.items()} if isinstance(values, dict) else {}
+    return Outcome.of_flash(flash, action), kept
+
 
 async def show_device(
     site: Site,
@@ -83,7 +143,11 @@ async def show_device(
     outcome: Outcome | None = None,
     values: dict[str, str] | None = None,
 ) -> Response:
-    """The device page; `outcome` is shown above it, `values` refill the form it came from."""
+    """The device page; `outcome` is shown above it, `values` refill the form it came from
+    (by default, what the form before redirected here with)."""
+    if outcome is None and request.method == "GET":
+        outcome, flashed = await _flashed(site, request, visitor)
+        values = values or flashed
     services = site.services
     principal = visitor.principal
     device_id = request.path_params["device_id"]

@@ -1,7 +1,8 @@
 """The device page's command forms: send a command (the same push use case as
 `POST /battery/{id}` and `POST /ev-charger/{id}`) and cancel a waiting action (the same
-cancel as `POST /actions/{id}/cancel`). Each answers with the device page showing the
-action as it now stands, or the use case's error message beside the form."""
+cancel as `POST /actions/{id}/cancel`). Each answers 303 to the device page, which shows
+the action as it now stands, or the use case's error message beside the form (so reloading
+the page sends nothing again)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from starlette.routing import Route
 from energyhub.domain.actions import ActionState
 from energyhub.domain.devices import CacheType
 from energyhub.domain.errors import ApiError
-from energyhub.web.dashboard.device import Outcome, show_device
+from energyhub.web.dashboard.device import Outcome, after_form
 from energyhub.web.dashboard.device_view import FormProblem, command_forms, push_of
 from energyhub.web.dashboard.site import Site, Visitor
 
@@ -45,12 +46,12 @@ async def _send(site: Site, request: Request, visitor: Visitor) -> Response:
     ).device
     command = fields.get("command", "")
     form = next((f for f in command_forms(device) if f.command == command), None)
-    show = partial(show_device, site, request, visitor, values=fields)
+    back = partial(after_form, site, request, visitor)
     if form is None:
         outcome = Outcome(
             "That did not work", f"This device has no command {command!r}.", error=True
         )
-        return await show(400, outcome=outcome)
+        return back(outcome, fields)
     try:
         push = push_of(form, fields)
         action = await site.services.actions.push(visitor.principal, device.type, device.id, push)
@@ -58,13 +59,10 @@ async def _send(site: Site, request: Request, visitor: Visitor) -> Response:
         outcome = Outcome(
             "Check the form", problem.message, error=True, form=form.slug, field=problem.field
         )
-        return await show(400, outcome=outcome)
+        return back(outcome, fields)
     except ApiError as error:
-        outcome = Outcome.of_error(f"{command} was not sent", error, form.slug)
-        return await show(error.status, outcome=outcome)
-    title = SENT_TITLES.get(action.state, "Command sent")
-    status = 202 if action.state is ActionState.SCHEDULED else 200
-    return await show(status, outcome=Outcome(title, action=action), values={})
+        return back(Outcome.of_error(f"{command} was not sent", error, form.slug), fields)
+    return back(Outcome(SENT_TITLES.get(action.state, "Command sent"), action=action))
 
 
 async def _cancel(site: Site, request: Request, visitor: Visitor) -> Response:
@@ -72,7 +70,6 @@ async def _cancel(site: Site, request: Request, visitor: Visitor) -> Response:
     device = (
         await site.services.devices.read_any(visitor.principal, device_id, CacheType.NORMAL)
     ).device
-    show = partial(show_device, site, request, visitor)
     try:
         action = await site.services.actions.cancel(
             visitor.principal, request.path_params["action_id"], device.type
@@ -80,5 +77,5 @@ async def _cancel(site: Site, request: Request, visitor: Visitor) -> Response:
     except ApiError as error:
         if error.status == 404:
             raise
-        return await show(error.status, outcome=Outcome.of_error("Not cancelled", error))
-    return await show(outcome=Outcome("Action cancelled", action=action))
+        return after_form(site, request, visitor, Outcome.of_error("Not cancelled", error))
+    return after_form(site, request, visitor, Outcome("Action cancelled", action=action))

@@ -2,7 +2,7 @@
 its state of charge or a battery's level, end the holds (the same use case as
 `POST /sandbox/devices/{id}/simulate`), disconnect and reconnect the device (as
 `.../disconnect` and `.../reconnect`), and lock it for a virtual power plant (as
-`.../vpp-lock`). Each answers with the device page as read after it."""
+`.../vpp-lock`). Each answers 303 to the device page, read after it."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from energyhub.domain.errors import ApiError
-from energyhub.web.dashboard.device import Outcome, show_device
+from energyhub.web.dashboard.device import Outcome, after_form
 from energyhub.web.dashboard.device_view import VPP_LOCK_MINUTES
 from energyhub.web.dashboard.site import Refused, Site, Visitor
 
@@ -82,12 +82,11 @@ async def _control(site: Site, request: Request, visitor: Visitor) -> Response:
         done = "The virtual power plant's lock ended"
     else:
         raise Refused(404, "Page not found", "There is no such sandbox control.")
-    show = partial(show_device, site, request, visitor)
     try:
         await action()
     except ApiError as error:
         if error.status == 404:
             raise
         outcome = Outcome.of_error("That did not work", error, "sandbox")
-        return await show(error.status, outcome=outcome, values=fields)
-    return await show(outcome=Outcome(done))
+        return after_form(site, request, visitor, outcome, fields)
+    return after_form(site, request, visitor, Outcome(done))

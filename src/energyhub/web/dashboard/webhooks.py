@@ -1,9 +1,11 @@
 """The webhook endpoints page: add, remove, send a test event, and show or rotate an
-endpoint's signing secret (shown only in the answer to the POST that asked for it)."""
+endpoint's signing secret (shown only on the page the form that asked for it redirects to,
+once)."""
 
 from __future__ import annotations
 
 from functools import partial
+from typing import Any
 from urllib.parse import quote
 
 from starlette.requests import Request
@@ -13,7 +15,7 @@ from starlette.routing import Route
 from energyhub.domain.deliveries import WebhookEndpoint
 from energyhub.domain.errors import ApiError, EndpointLimitReached
 from energyhub.domain.webhooks import EventType
-from energyhub.web.dashboard.site import Site, Visitor, back_to, notice_of
+from energyhub.web.dashboard.site import Site, Visitor, back_to, flash_of, notice_of
 
 _EVENTS = {e.value for e in EventType}
 
@@ -40,29 +42,31 @@ def routes(site: Site) -> list[Route]:
     ]
 
 
-async def _show(
-    site: Site,
-    request: Request,
-    visitor: Visitor,
-    status: int = 200,
-    *,
-    revealed: WebhookEndpoint | None = None,
-    reason: str | None = None,
-    errors: dict[str, str] | None = None,
-    values: dict[str, str] | None = None,
-) -> Response:
-    """The endpoints page; `revealed` shows that endpoint's secret (`reason`: why)."""
+async def _show(site: Site, request: Request, visitor: Visitor) -> Response:
+    """The endpoints page, with what the form before redirected here with: an endpoint
+    whose secret to show (and why), or the form's errors and values."""
+    flash = flash_of(request)
+    revealed: WebhookEndpoint | None = None
+    if isinstance(flash.get("revealed"), str):
+        try:
+            revealed = await site.services.webhooks.get_endpoint(
+                visitor.principal, flash["revealed"]
+            )
+        except ApiError:
+            revealed = None  # removed meanwhile
+    errors = flash.get("errors")
+    values = flash.get("values")
     return site.render(
         "webhooks.html",
-        status,
+        200,
         visitor,
         title="Webhook endpoints",
         section="webhooks",
         endpoints=await site.services.webhooks.list_endpoints(visitor.principal),
         revealed=revealed,
-        revealed_reason=reason,
-        errors=errors or {},
-        values=values or {"url": "", "description": "", "events": ""},
+        revealed_reason=flash.get("reason"),
+        errors=errors if isinstance(errors, dict) else {},
+        values=values if isinstance(values, dict) else {"url": "", "description": "", "events": ""},
         event_types=[e.value for e in EventType],
         notice=notice_of(request),
     )
@@ -85,20 +89,22 @@ async def _webhooks(site: Site, request: Request, visitor: Visitor) -> Response:
             _events(values["events"]) or None,
         )
     except EndpointLimitReached as error:  # not the URL's fault: said above the list
-        return await _show(
-            site, request, visitor, error.status, errors={"endpoints": error.message}, values=values
-        )
+        return _back(site, request, visitor, errors={"endpoints": error.message}, values=values)
     except ApiError as error:
-        return await _show(
-            site, request, visitor, 400, errors={"url": error.message}, values=values
-        )
-    return await _show(site, request, visitor, 201, revealed=created, reason="new")
+        return _back(site, request, visitor, errors={"url": error.message}, values=values)
+    return _back(site, request, visitor, revealed=created.id, reason="new")
+
+
+def _back(site: Site, request: Request, visitor: Visitor, **outcome: Any) -> Response:
+    """Every form of the page answers 303 to it (reloading it sends nothing again); the
+    page shows `outcome` once: a secret to reveal (read again), or errors and values."""
+    return site.after_form(request, visitor.path("webhooks"), **outcome)
 
 
 async def _reveal(site: Site, request: Request, visitor: Visitor) -> Response:
     endpoint_id = request.path_params["endpoint_id"]
     endpoint = await site.services.webhooks.get_endpoint(visitor.principal, endpoint_id)
-    return await _show(site, request, visitor, revealed=endpoint, reason="revealed")
+    return _back(site, request, visitor, revealed=endpoint.id, reason="revealed")
 
 
 async def _rotate(
@@ -109,7 +115,7 @@ async def _rotate(
     endpoint = await site.services.webhooks.rotate_secret(
         visitor.principal, endpoint_id, expire_old_now=expire_old_now
     )
-    return await _show(site, request, visitor, revealed=endpoint, reason="rotated")
+    return _back(site, request, visitor, revealed=endpoint.id, reason="rotated")
 
 
 async def _test(site: Site, request: Request, visitor: Visitor) -> Response:

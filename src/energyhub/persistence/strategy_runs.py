@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, delete, select, tuple_
+from sqlalchemy import and_, bindparam, delete, select, tuple_
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -18,7 +18,7 @@ from energyhub.domain.goals import STRATEGIES
 from energyhub.domain.planning.steering import ChargingSchedule
 from energyhub.domain.session_costs import SessionLedger
 from energyhub.domain.strategy_runs import StrategyRun
-from energyhub.persistence.devices import device_from_row
+from energyhub.persistence.devices import DEVICE_COLUMNS, device_from_row
 from energyhub.persistence.sites import site_from_row
 from energyhub.persistence.tables import devices, session_costs, sites, strategy_runs
 from energyhub.persistence.types import aware
@@ -33,8 +33,8 @@ class SqlStrategyRunRepository:
 
     async def running(self) -> list[tuple[Device, StrategyRun | None]]:
         """Every charger whose last completed push started a strategy, with its run."""
-        query = (
-            select(devices, *_RUN_COLUMNS)
+        query = (  # capabilities as text, parsed once per distinct document
+            select(*DEVICE_COLUMNS, *_RUN_COLUMNS)
             .select_from(
                 devices.outerjoin(strategy_runs, strategy_runs.c.device_id == devices.c.id)
             )
@@ -87,12 +87,36 @@ class SqlStrategyRunRepository:
             .on_conflict_do_update(index_elements=["device_id"], set_=values)
         )
 
-    async def save_ledger(self, device_id: str, ledger: SessionLedger | None) -> None:
-        """Only the open session's ledger, when nothing else of the run changed."""
+    async def save_many(self, runs: Sequence[StrategyRun]) -> None:
+        """`save` for many runs, in one statement executed for each."""
+        if not runs:
+            return
+        insert = postgresql_insert if self._c.dialect.name == "postgresql" else sqlite_insert
+        statement = insert(strategy_runs)
+        statement = statement.on_conflict_do_update(
+            index_elements=["device_id"],
+            set_={name: statement.excluded[name] for name in _VALUE_COLUMNS},
+        )
         await self._c.execute(
+            statement, [{"device_id": run.device_id, **_values(run)} for run in runs]
+        )
+
+    async def save_ledgers(self, ledgers: Sequence[tuple[str, SessionLedger | None]]) -> None:
+        """Only the open session's ledger of each run, when nothing else of it changed; in
+        one statement executed for each."""
+        if not ledgers:
+            return
+        statement = (
             strategy_runs.update()
-            .where(strategy_runs.c.device_id == device_id)
-            .values(ledger=None if ledger is None else ledger.to_json())
+            .where(strategy_runs.c.device_id == bindparam("row_id"))
+            .values(ledger=bindparam("v_ledger", type_=strategy_runs.c.ledger.type))
+        )
+        await self._c.execute(
+            statement,
+            [
+                {"row_id": device_id, "v_ledger": None if ledger is None else ledger.to_json()}
+                for device_id, ledger in ledgers
+            ],
         )
 
     async def keep_costs(self, device_id: str, ledgers: Sequence[SessionLedger]) -> None:
@@ -142,6 +166,18 @@ class SqlStrategyRunRepository:
             await self._c.execute(
                 delete(strategy_runs).where(and_(strategy_runs.c.device_id.in_(list(device_ids))))
             )
+
+
+_VALUE_COLUMNS = (
+    "strategy",
+    "inputs",
+    "plan",
+    "schedule",
+    "steering",
+    "next_plan_at",
+    "updated_at",
+    "ledger",
+)
 
 
 def _values(run: StrategyRun) -> dict[str, Any]:

@@ -147,13 +147,14 @@ class StrategyRunner:
                     closed = session_costs.close(run.ledger, now)
                     await tx.strategy_runs.keep_costs(run.device_id, [closed] if closed else [])
                 await tx.strategy_runs.remove([r.device_id for r in ended])
+                # each kind of write for all chargers at once (one statement executed per
+                # row: the rows are distinct, so the order between kinds does not matter)
+                await tx.strategy_runs.save_ledgers(
+                    [(o.run.device_id, o.run.ledger) for o in outcomes if o.ledger_only]
+                )
+                await tx.strategy_runs.save_many([o.run for o in outcomes if not o.ledger_only])
+                device_changes: list[tuple[str, dict[str, Any]]] = []
                 for outcome in outcomes:
-                    if outcome.ledger_only:
-                        await tx.strategy_runs.save_ledger(
-                            outcome.run.device_id, outcome.run.ledger
-                        )
-                    else:
-                        await tx.strategy_runs.save(outcome.run)
                     await tx.strategy_runs.keep_costs(outcome.run.device_id, outcome.closed)
                     if outcome.noted_action is not None:
                         await _note_steering(tx, outcome.noted_action, outcome.run.steering, now)
@@ -161,7 +162,8 @@ class StrategyRunner:
                         values: dict[str, Any] = {"sim": outcome.sim, "updated_at": now}
                         if outcome.state is not None:
                             values.update(state=outcome.state, last_pulled_at=now)
-                        await tx.devices.update_device(outcome.run.device_id, **values)
+                        device_changes.append((outcome.run.device_id, values))
+                await tx.devices.update_many(device_changes)
             for outcome in outcomes:
                 if outcome.sim is not None:
                     self._changes.publish(outcome.run.device_id)

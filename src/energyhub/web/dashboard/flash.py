@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import time
 from typing import Any
 
 from cryptography.fernet import Fernet, InvalidToken
@@ -30,16 +31,19 @@ def _fernet(session_token: str) -> Fernet:
     return Fernet(base64.urlsafe_b64encode(digest))
 
 
-def _seal(session_token: str, path: str, outcome: dict[str, Any]) -> str:
-    sealed = _fernet(session_token).encrypt(json.dumps({"path": path, **outcome}).encode())
+def seal(session_token: str, path: str, outcome: dict[str, Any], at: int | None = None) -> str:
+    """`outcome` for `path`, sealed at `at` (Unix seconds; default now); refilled values,
+    then details, are left out when the cookie would be too large."""
+    fernet, at = _fernet(session_token), int(time.time()) if at is None else at
+    sealed = fernet.encrypt_at_time(json.dumps({"path": path, **outcome}).encode(), at)
     if len(sealed) > MAX_COOKIE_BYTES and "values" in outcome:
         values = {k: v for k, v in outcome["values"].items() if len(v) <= MAX_VALUE_CHARS}
-        sealed = _fernet(session_token).encrypt(
-            json.dumps({"path": path, **outcome, "values": values}).encode()
+        sealed = fernet.encrypt_at_time(
+            json.dumps({"path": path, **outcome, "values": values}).encode(), at
         )
     if len(sealed) > MAX_COOKIE_BYTES:
         trimmed = {k: v for k, v in outcome.items() if k not in {"values", "details"}}
-        sealed = _fernet(session_token).encrypt(json.dumps({"path": path, **trimmed}).encode())
+        sealed = fernet.encrypt_at_time(json.dumps({"path": path, **trimmed}).encode(), at)
     return sealed.decode()
 
 
@@ -51,7 +55,7 @@ def redirect_with(
     response = see_other(path)
     response.set_cookie(
         cookie_name,
-        _seal(session_token, path, outcome),
+        seal(session_token, path, outcome),
         max_age=FLASH_AGE_S,
         path="/",
         secure=secure,
@@ -62,7 +66,7 @@ def redirect_with(
 
 
 def take_flash(
-    request: Request, cookie_name: str, session_token: str
+    request: Request, cookie_name: str, session_token: str, at: int | None = None
 ) -> tuple[dict[str, Any] | None, bool]:
     """The outcome sent to this page by the form before (None: none, too old, or from
     another session), and whether to drop the cookie (not when it is for another page)."""
@@ -70,7 +74,11 @@ def take_flash(
     if not sealed or request.method != "GET":
         return None, False
     try:
-        opened = json.loads(_fernet(session_token).decrypt(sealed.encode(), ttl=FLASH_AGE_S))
+        opened = json.loads(
+            _fernet(session_token).decrypt_at_time(
+                sealed.encode(), FLASH_AGE_S, int(time.time()) if at is None else at
+            )
+        )
     except (InvalidToken, ValueError):
         return None, True
     if not isinstance(opened, dict):

@@ -47,7 +47,7 @@ from ocpp.routing import on
 from ocpp.v16 import ChargePoint, call, call_result
 from websockets.asyncio.client import connect
 
-from energyhub.bootstrap import build_container
+from energyhub.bootstrap import build_container, secret_keys
 from energyhub.config import Settings
 from energyhub.domain.accounts import Environment
 from energyhub.drivers.ocpp import auth, commissioning
@@ -109,13 +109,21 @@ async def _setup(db: Path, n: int) -> tuple[str, list[tuple[str, str]]]:
     """The account, its live key and `n` chargers, each with its own salted scrypt hash
     (computed on every core first: commissioning hashes one at a time)."""
     ids = [f"CP{i:05d}" for i in range(n)]
+    settings = Settings(database_url=f"sqlite+aiosqlite:///{db}")
+    # with the proof the service adds (by its credential key), where the code has proofs
+    proof_keys = getattr(auth, "ProofKeys", None)
+    proofs = None if proof_keys is None else proof_keys.of(secret_keys(settings))
+
+    def stored(cp: str) -> str:
+        if proofs is None:
+            return auth.hash_password(_password(cp))
+        return auth.hash_password(_password(cp), proofs)
+
     with ThreadPoolExecutor(os.cpu_count() or 1) as pool:
-        hashes = dict(
-            zip(ids, pool.map(lambda cp: auth.hash_password(_password(cp)), ids), strict=True)
-        )
+        hashes = dict(zip(ids, pool.map(stored, ids), strict=True))
     by_password = {_password(cp): hashes[cp] for cp in ids}
-    commissioning.hash_password = by_password.__getitem__  # type: ignore[assignment]
-    container = await build_container(Settings(database_url=f"sqlite+aiosqlite:///{db}"))
+    commissioning.hash_password = lambda password, *_: by_password[password]  # type: ignore[assignment]
+    container = await build_container(settings)
     try:
         account = await container.services.accounts.create_account("bench")
         key = await container.services.accounts.create_key(account.id, Environment.LIVE)

@@ -46,7 +46,7 @@ from _processes import (  # bench/ is on sys.path
     running,
     wait_healthy,
 )
-from push import DEFAULT_POSTGRES_URL, Postgres
+from push import DEFAULT_POSTGRES_URL, Fixture, Postgres
 
 from energyhub.bootstrap import build_container
 from energyhub.config import Settings
@@ -59,12 +59,6 @@ TARGET_RATIO = 0.4
 TARGET_P99_MS = 20.0
 RESULT_MARK = "BENCH_RESULT "
 BUSY_OTHER_CORES = 0.25  # rounds where the rest of the machine used more are flagged
-
-
-@dataclass(frozen=True, slots=True)
-class Fixture:
-    key: str
-    device_ids: list[str]
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,8 +29,10 @@ class Shape(Enum):
 
 @dataclass(slots=True)
 class _Node:
-    """A step of the search (never changed once made; not frozen, as the search makes
-    hundreds per plan and a frozen dataclass is several times slower to make)."""
+    """A step of the search (not frozen, as the search makes hundreds per plan and a
+    frozen dataclass is several times slower to make). Changed only while it is the one
+    node of the one front and no step has grown from it yet: then it takes a step whose
+    one shape is a cover itself (its energy moves on; the step is kept aside)."""
 
     least: float
     most: float
@@ -61,6 +63,7 @@ def fewest_blocks(
     fronts: dict[_State, list[_Node]] = {(0, False): [_Node(0.0, 0.0, _EMPTY, None)]}
     previous = -1
     top = target + TOLERANCE_KWH
+    covered: list[int] = []  # steps covered in every path, taken by a front's one node
     for index in steps:
         if index != previous + 1 and previous >= 0:  # intervals that can only stay empty
             fronts = _end_runs(fronts)
@@ -73,6 +76,17 @@ def fewest_blocks(
             if least <= most_kwh + TOLERANCE_KWH and not held < partial[index] - TOLERANCE_KWH:
                 [((blocks, reaches_end), front)] = fronts.items()
                 state = (blocks + (0 if reaches_end and adjacent[index] else 1), True)
+                if len(front) == 1:  # the usual case: the one node takes the step itself
+                    node = front[0]
+                    if node.least + least > top:
+                        fronts = {}
+                        continue
+                    node.least = node.least + least
+                    reach = node.most + most_kwh
+                    node.most = reach if reach < target else target
+                    covered.append(index)
+                    fronts = {state: front}
+                    continue
                 nodes = [
                     _Node(
                         n.least + least,
@@ -121,6 +135,8 @@ def fewest_blocks(
     )
     step: _Node | None = fronts[best][-1]
     shapes = [_EMPTY] * len(intervals)
+    for index in covered:
+        shapes[index] = _COVER
     while step is not None and step.parent is not None:
         shapes[step.index] = step.shape
         step = step.parent

@@ -12,13 +12,15 @@ import base64
 import hashlib
 import json
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from cryptography.fernet import Fernet, InvalidToken
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from energyhub.web.pages import see_other
+
+if TYPE_CHECKING:  # cryptography loads when a form is first sent: ~8 MB an idle service skips
+    from cryptography.fernet import Fernet
 
 FLASH_COOKIE = "energyhub_flash"
 FLASH_AGE_S = 60
@@ -27,6 +29,8 @@ MAX_VALUE_CHARS = 300  # a refilled form field longer than this comes back empty
 
 
 def _fernet(session_token: str) -> Fernet:
+    from cryptography.fernet import Fernet
+
     digest = hashlib.sha256(b"energyhub dashboard flash\0" + session_token.encode()).digest()
     return Fernet(base64.urlsafe_b64encode(digest))
 
@@ -73,6 +77,8 @@ def take_flash(
     sealed = request.cookies.get(cookie_name)
     if not sealed or request.method != "GET":
         return None, False
+    from cryptography.fernet import InvalidToken
+
     try:
         opened = json.loads(
             _fernet(session_token).decrypt_at_time(

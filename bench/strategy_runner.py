@@ -13,7 +13,8 @@ time / simulated time), the readings' cost beside it, the plans made and the sch
 sent. Target: the loop under 10 % of a core at 1,000 chargers.
 
 Run: `.venv/bin/python bench/strategy_runner.py [--chargers 1000] [--minutes 10]
-[--database sqlite|postgres]`
+[--database sqlite|postgres] [--strategy auto.charge_surplus_only|auto.charge_tariff|...]`
+(`auto.charge_tariff` plans every charger at its first look: the planning's share)
 """
 
 from __future__ import annotations
@@ -45,7 +46,25 @@ TARIFF = {
 }
 
 
-async def run(database_url: str, chargers: int, minutes: int) -> None:
+def dynamic_tariff() -> dict[str, object]:
+    """Day-ahead prices at 15 minutes over two days (a price curve with a cheap night), for
+    the planning strategies: each plan reads 96 or more periods."""
+    periods = []
+    for quarter in range(2 * 96):
+        start = START.replace(hour=0) + timedelta(minutes=15 * quarter)
+        hour = start.hour + start.minute / 60
+        price = round(0.25 + 0.1 * math.cos((hour - 19) / 24 * 2 * math.pi), 4)
+        periods.append(
+            {
+                "start": start.isoformat().replace("+00:00", "Z"),
+                "end": (start + timedelta(minutes=15)).isoformat().replace("+00:00", "Z"),
+                "price": price,
+            }
+        )
+    return {"currency": "EUR", "import": {"prices": periods}}
+
+
+async def run(database_url: str, chargers: int, minutes: int, strategy: str) -> None:
     clock = FakeClock(START)
     container = await build_container(Settings(database_url=database_url), clock)
     try:
@@ -57,13 +76,14 @@ async def run(database_url: str, chargers: int, minutes: int) -> None:
         for i in range(chargers):
             view = await services.sandbox.create_device(principal, DeviceType.EV_CHARGER, f"u{i}")
             ids.append(view.device.id)
-            await services.strategies.put_site(principal, f"u{i}", {"tariff": TARIFF})
+            tariff = TARIFF if strategy == "auto.charge_surplus_only" else dynamic_tariff()
+            await services.strategies.put_site(principal, f"u{i}", {"tariff": tariff})
         async with container.uow() as tx:
             for device_id in ids:
-                anchor = SimAnchor("auto.charge_surplus_only", {}, START, 40.0)
+                anchor = SimAnchor(strategy, {}, START, 40.0)
                 await tx.devices.update_device(
                     device_id,
-                    mode_command="auto.charge_surplus_only",
+                    mode_command=strategy,
                     sim=anchor.to_json(),
                     updated_at=START,
                 )
@@ -91,7 +111,7 @@ async def run(database_url: str, chargers: int, minutes: int) -> None:
         total = sum(look_cpu)
         share = total / simulated
         print(
-            f"strategy runner: {chargers} chargers under auto.charge_surplus_only, "
+            f"strategy runner: {chargers} chargers under {strategy}, "
             f"{looks} looks 10 s apart ({minutes} min simulated)"
         )
         print(
@@ -118,18 +138,23 @@ def main() -> None:
     parser.add_argument("--chargers", type=int, default=1000)
     parser.add_argument("--minutes", type=int, default=10)
     parser.add_argument("--database", choices=("sqlite", "postgres"), default="sqlite")
+    parser.add_argument(
+        "--strategy",
+        choices=("auto.charge_surplus_only", "auto.charge_tariff", "auto.charge_surplus_first"),
+        default="auto.charge_surplus_only",
+    )
     args = parser.parse_args()
     if args.database == "postgres":
         pg = Postgres(DEFAULT_POSTGRES_URL.replace("energyhub_bench", "energyhub_bench_runner"))
         pg.recreate()
         try:
-            asyncio.run(run(pg.url, args.chargers, args.minutes))
+            asyncio.run(run(pg.url, args.chargers, args.minutes, args.strategy))
         finally:
             pg.run("dropdb", "--if-exists", "--force", pg.database)
         return
     with tempfile.TemporaryDirectory() as tmp:
         url = f"sqlite+aiosqlite:///{Path(tmp) / 'bench.db'}"
-        asyncio.run(run(url, args.chargers, args.minutes))
+        asyncio.run(run(url, args.chargers, args.minutes, args.strategy))
 
 
 if __name__ == "__main__":

@@ -14,7 +14,6 @@ again, which only delays a start or a pause by one delay."""
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -22,12 +21,23 @@ from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
+import orjson
+
 from energyhub.domain import sandbox_site, session_costs
 from energyhub.domain.accounts import Environment
 from energyhub.domain.clock import Clock, isoformat_utc
 from energyhub.domain.devices import Device, Vehicle
 from energyhub.domain.goals import STRATEGIES, charger_limits, energy_needed, public_goal
-from energyhub.domain.planning import Goal, LoadPeriod, Plan, Site, Tariff, plan_charging
+from energyhub.domain.planning import (
+    Goal,
+    LoadPeriod,
+    Plan,
+    PreparedPrices,
+    Site,
+    Tariff,
+    plan_charging,
+    prepare_prices,
+)
 from energyhub.domain.planning.steering import (
     ChargingSchedule,
     constant_schedule,
@@ -57,6 +67,11 @@ TARIFF = "auto.charge_tariff"
 SURPLUS_ONLY = "auto.charge_surplus_only"
 SURPLUS_FIRST = "auto.charge_surplus_first"
 FORECAST = timedelta(hours=24)
+TARIFFS_KEPT = 10_000
+"""Parsed tariffs kept between looks (one per site's terms; all dropped past this)."""
+PLAN_HORIZON = timedelta(hours=26)
+"""Prices expanded for a look's plans: a ready-by time is within a day (25 h across a DST
+change); a plan reaching further expands its own."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,8 +135,16 @@ class StrategyRunner:
         self._settings = settings or RunnerSettings()
         self._controllers: dict[tuple[str, str], SurplusController] = {}
         self._forecast: tuple[datetime, tuple[LoadPeriod, ...]] | None = None
+        self._prepared: dict[int, PreparedPrices] = {}  # by tariff, for one look
+        self._tariffs: dict[str, Tariff | None] = {}  # parsed, by the site's terms
 
     async def tick(self) -> TickReport:
+        try:
+            return await self._look()
+        finally:
+            self._prepared.clear()
+
+    async def _look(self) -> TickReport:
         now = self._clock.now()
         report = TickReport()
         async with self._uow() as tx:
@@ -193,8 +216,17 @@ class StrategyRunner:
         owner = (device.account_id, device.environment, device.user_id)
         stored = sites.get(owner)
         if owner not in terms:
-            tariff = None if stored is None else tariff_from_json(stored.tariff)
-            terms[owner] = (tariff, _site_terms(stored))
+            site_terms = _site_terms(stored)
+            if stored is None or site_terms is None:
+                tariff = None
+            elif site_terms in self._tariffs:
+                tariff = self._tariffs[site_terms]
+            else:
+                tariff = tariff_from_json(stored.tariff)
+                if len(self._tariffs) >= TARIFFS_KEPT:
+                    self._tariffs.clear()
+                self._tariffs[site_terms] = tariff
+            terms[owner] = (tariff, site_terms)
         state: Mapping[str, Any] = device.state
         if device.driver in self._simulated:
             reading = await self._drivers[device.driver].read(device, now)
@@ -316,7 +348,25 @@ class StrategyRunner:
         site = inputs.site
         if strategy == SURPLUS_FIRST and device.environment is Environment.SANDBOX:
             site = replace(site, forecast=self._simulated_forecast(now))
-        return plan_charging(now=now, site=site, charger=charger_limits(device), goal=goal)
+        return plan_charging(
+            now=now,
+            site=site,
+            charger=charger_limits(device),
+            goal=goal,
+            prices=self._prices(site, now),
+        )
+
+    def _prices(self, site: Site, now: datetime) -> PreparedPrices | None:
+        """The site's tariff expanded once a look for all its chargers' plans (a plan looks
+        at most a day ahead: a goal's ready-by time, or the next 24 h without one)."""
+        tariff = site.tariff
+        if tariff is None:
+            return None
+        prepared = self._prepared.get(id(tariff))  # the look's `terms` keep each tariff alive
+        if prepared is None:
+            prepared = prepare_prices(tariff, site.timezone, now, now + PLAN_HORIZON)
+            self._prepared[id(tariff)] = prepared
+        return prepared
 
     def _simulated_forecast(self, now: datetime) -> tuple[LoadPeriod, ...]:
         """The sandbox sites' forecast: one simulated meter for all, made once a look."""
@@ -553,11 +603,8 @@ def _site_terms(stored: StoredSite | None) -> str | None:
     """What of the site a plan depends on (not its readings): its timezone, limit, tariff."""
     if stored is None:
         return None
-    return json.dumps(
-        [stored.timezone, stored.grid_import_limit_kw, stored.tariff],
-        sort_keys=True,
-        separators=(",", ":"),
-    )
+    terms = [stored.timezone, stored.grid_import_limit_kw, stored.tariff]
+    return orjson.dumps(terms, option=orjson.OPT_SORT_KEYS).decode()
 
 
 def _posted_grid_kw(stored: StoredSite | None, now: datetime) -> float | None:

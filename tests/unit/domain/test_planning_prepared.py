@@ -24,6 +24,7 @@ from energyhub.domain.planning import (
     prepare_prices,
 )
 from energyhub.domain.planning.prepared import ExpandedPrices
+from energyhub.domain.planning.prices import OrderedPeriods, clip
 
 BERLIN = ZoneInfo("Europe/Berlin")
 
@@ -132,3 +133,24 @@ def test_expanded_prices_cut_to_a_window_as_over_does() -> None:
     assert odd.ends == ()
     window = (day + timedelta(hours=1, minutes=30), day + timedelta(hours=4))
     assert odd.over(*window) == overlapping.over(*window, BERLIN)
+
+
+def test_a_dynamic_schedule_finds_a_window_s_periods_as_clip_does() -> None:
+    """The bisected lookup (`OrderedPeriods`) against `clip` on random periods: overlapping,
+    with repeated starts, gaps, and windows given in another timezone or outside them all."""
+    rng = random.Random(11)
+    base = datetime(2026, 10, 25, 0, 0, tzinfo=UTC)
+    berlin = ZoneInfo("Europe/Berlin")
+    for _ in range(300):
+        periods = []
+        for _ in range(rng.randint(0, 40)):
+            start = base + timedelta(minutes=15 * rng.randint(0, 200))
+            length = timedelta(minutes=15 * rng.randint(1, 12))
+            periods.append(PricePeriod(start, start + length, round(rng.uniform(-0.1, 0.5), 3)))
+        ordered = OrderedPeriods.of(periods)
+        for _ in range(10):
+            start = base + timedelta(seconds=rng.randint(-3600, 60 * 60 * 55))
+            end = start + timedelta(seconds=rng.choice([10, 900, 3600, 86400]))
+            if rng.random() < 0.3:
+                start, end = start.astimezone(berlin), end.astimezone(berlin)
+            assert ordered.over(start, end) == clip(periods, start, end)

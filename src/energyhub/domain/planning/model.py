@@ -3,16 +3,16 @@ the charger's limits, the goal, and the plan."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from enum import Enum
 from zoneinfo import ZoneInfo
 
 from energyhub.domain.planning.prices import (
     LoadPeriod,
+    OrderedPeriods,
     PricePeriod,
     TimeOfUsePeriod,
-    clip,
     expand_time_of_use,
 )
 from energyhub.domain.planning.slots import Slot
@@ -35,11 +35,18 @@ class PriceSchedule:
 
     periods: tuple[PricePeriod, ...] = ()
     time_of_use: tuple[TimeOfUsePeriod, ...] = ()
+    _ordered: OrderedPeriods | None = field(default=None, init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.periods and not self.time_of_use:
+            object.__setattr__(self, "_ordered", OrderedPeriods.of(self.periods))
 
     def over(self, start: datetime, end: datetime, tz: ZoneInfo) -> list[PricePeriod]:
         if self.time_of_use:
             return expand_time_of_use(self.time_of_use, tz, start, end)
-        return clip(self.periods, start, end)
+        if self._ordered is None:
+            return []
+        return self._ordered.over(start, end)
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,7 +3,7 @@ expanded from the site's wall clock to UTC (correct on DST days), and lookups by
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
@@ -96,6 +96,42 @@ def clip(periods: Sequence[PricePeriod], start: datetime, end: datetime) -> list
         if lo < hi:
             clipped.append(PricePeriod(lo, hi, p.price))
     return clipped
+
+
+@dataclass(frozen=True, slots=True)
+class OrderedPeriods:
+    """Dynamic periods as `clip` orders them (a later period replaces an earlier one of the
+    same start), made once, so that a short window (a ledger's 10 s) finds its few periods
+    by bisection instead of sorting them all again. `reach[i]`: the latest end among the
+    first i + 1 periods (periods may overlap, so ends alone are not ordered)."""
+
+    periods: tuple[PricePeriod, ...]
+    starts: tuple[datetime, ...]
+    reach: tuple[datetime, ...]
+
+    @classmethod
+    def of(cls, periods: Sequence[PricePeriod]) -> OrderedPeriods:
+        by_start = {ensure_utc(p.start): p for p in periods}
+        ordered = [(start, ensure_utc(p.end), p.price) for start, p in sorted(by_start.items())]
+        reach: list[datetime] = []
+        for _, end, _ in ordered:
+            reach.append(end if not reach else max(reach[-1], end))
+        return cls(
+            tuple(PricePeriod(start, end, price) for start, end, price in ordered),
+            tuple(start for start, _, _ in ordered),
+            tuple(reach),
+        )
+
+    def over(self, start: datetime, end: datetime) -> list[PricePeriod]:
+        """The same as `clip(periods, start, end)`."""
+        first = bisect_right(self.reach, start)  # every period before ends by `start`
+        last = bisect_left(self.starts, end)  # every period from here starts at `end` or later
+        clipped = []
+        for p in self.periods[first:last]:
+            lo, hi = max(p.start, start), min(p.end, end)
+            if lo < hi:
+                clipped.append(PricePeriod(lo, hi, p.price))
+        return clipped
 
 
 class Timeline:

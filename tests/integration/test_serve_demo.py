@@ -27,6 +27,9 @@ def test_first_start_prints_a_working_sandbox_key(tmp_path: Path) -> None:
         assert f"{base}/docs" in output
         assert f"{base}/dashboard" in output
         assert f"{base}/link/app_" in output
+        # the migration of the new database is one line, not Alembic's step-by-step account
+        assert "migrating the database from empty to" in output
+        assert "alembic" not in output, output[:2000]
         headers = {"x-api-key": key.group(0)}
         response = httpx.get(f"{base}/battery/{battery.group(1)}", headers=headers)
         assert response.status_code == 200

@@ -48,6 +48,10 @@ def configure_logging(level: str, log_format: str) -> None:
     else:
         handler.setFormatter(logging.Formatter(TEXT_FORMAT))
     logging.basicConfig(level=level, handlers=[handler], force=True)
+    # Alembic narrates each step of a migration (a first start: some 40 lines before the
+    # service's own); the service logs one line for the whole migration instead
+    if logging.getLogger().level > logging.DEBUG:
+        logging.getLogger("alembic").setLevel(logging.WARNING)
 
 
 def uvicorn_log_config(log_format: str) -> dict[str, Any]:

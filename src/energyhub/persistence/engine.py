@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -15,6 +16,7 @@ if TYPE_CHECKING:  # Alembic (with Mako and Pygments, ~11 MB) loads only to migr
     from alembic.config import Config
 
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
+log = logging.getLogger(__name__)
 
 
 def json_document(text: str | bytes) -> Any:
@@ -103,8 +105,10 @@ async def current_revision(engine: AsyncEngine) -> str | None:
 async def migrate(engine: AsyncEngine) -> None:
     """Upgrade the database to the newest revision (idempotent; safe at every start). A
     database already there is left alone without loading Alembic."""
-    if await current_revision(engine) == newest_revision():
+    found, newest = await current_revision(engine), newest_revision()
+    if found == newest:
         return
+    log.info("migrating the database from %s to %s", found or "empty", newest)
 
     def upgrade(sync_connection: Connection) -> None:
         from alembic import command

@@ -18,12 +18,10 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections import Counter, defaultdict
-from dataclasses import dataclass
+from collections import Counter
 from datetime import UTC, datetime, timedelta
 from itertools import pairwise
 from pathlib import Path
-from socket import gethostname
 from typing import Any
 
 import httpx
@@ -34,30 +32,19 @@ from sqlalchemy import func, select
 from energyhub.bootstrap import build_container
 from energyhub.config import Settings
 from energyhub.domain.accounts import Environment
-from energyhub.drivers.sandbox.command_log import read_command_logs
 from energyhub.persistence.engine import create_engine
 from energyhub.persistence.tables import actions, webhook_events
 from energyhub.services.dispatch import LEASE
 from tests.conftest import reset_postgres
-from tests.processes import Service, start_service
+from tests.integration.device_calls import Call, calls_by_action, kill_first_caller, sleep_until
+from tests.processes import start_service
 
 pytestmark = [pytest.mark.slow, pytest.mark.postgres]
 
 DEVICES = 80
 COMMANDS = ("charge", "discharge", "idle", "charge", "discharge")  # one wave a second each
 KILL_IN_WAVE = 2  # short devices have no wave after this one
-CALLS_BEFORE_KILL = 10
 COMPLETION_DELAY_S = 1.5  # the wave before the kill is acknowledged, not yet completed
-
-
-@dataclass(frozen=True)
-class Call:
-    seq: int  # order in its process's log
-    pid: int
-    at: datetime
-    device_id: str
-    action_id: str | None
-    command: str
 
 
 async def _sandbox_key(database_url: str, secret: str) -> str:
@@ -122,37 +109,6 @@ async def _plan(
     return plan, first_wave
 
 
-def _logs(directory: Path, services: list[Service]) -> list[Path]:
-    return [directory / f"commands-{gethostname()}-{s.process.pid}.jsonl" for s in services]
-
-
-def _size(path: Path) -> int:
-    return path.stat().st_size if path.exists() else 0
-
-
-def _kill_first_caller(directory: Path, services: list[Service]) -> int:
-    """Kills whichever process calls a device first from now on, once it has made a few
-    calls (or 10 ms after its first): it has claimed a batch and not yet recorded the
-    answers. Returns its index. (A blocking poll on purpose: the kill must land inside the
-    batch, within milliseconds.)"""
-    logs = _logs(directory, services)
-    before = [_size(log) for log in logs]
-    deadline = time.monotonic() + 5
-    while time.monotonic() < deadline:
-        for index, log in enumerate(logs):
-            if _size(log) > before[index]:
-                enough = time.monotonic() + 0.01
-                while time.monotonic() < enough:
-                    with log.open("rb") as lines:
-                        lines.seek(before[index])
-                        if lines.read().count(b"\n") >= CALLS_BEFORE_KILL:
-                            break
-                services[index].kill()
-                return index
-        time.sleep(0.0005)
-    pytest.fail("no process called a device in the wave that was to be interrupted")
-
-
 async def _stranded_leases(database_url: str, killed_at: datetime) -> dict[str, str]:
     """Work leased before the kill and still held: the killed process's (the survivor's
     batches take far less than the second waited before this look)."""
@@ -205,21 +161,6 @@ async def _stored(database_url: str) -> tuple[dict[str, Any], Counter[tuple[str,
         await engine.dispose()
 
 
-def _calls(directory: Path) -> dict[str, list[Call]]:
-    by_action: dict[str, list[Call]] = defaultdict(list)
-    for seq, line in enumerate(read_command_logs(directory)):
-        call = Call(
-            seq,
-            line["pid"],
-            datetime.fromisoformat(line["at"].replace("Z", "+00:00")),
-            line["deviceId"],
-            line["actionId"],
-            line["command"],
-        )
-        by_action[str(call.action_id)].append(call)
-    return by_action
-
-
 def _service_env(calls_dir: Path, secret: str) -> dict[str, str]:
     return {
         "ENERGYHUB_SANDBOX_COMPLETION_DELAY_S": str(COMPLETION_DELAY_S),
@@ -227,10 +168,6 @@ def _service_env(calls_dir: Path, secret: str) -> dict[str, str]:
         "ENERGYHUB_RATE_LIMIT_SANDBOX": "100000",
         "ENERGYHUB_SECRET_KEY": secret,  # processes sharing a database share the key
     }
-
-
-async def _sleep_until(instant: datetime) -> None:
-    await asyncio.sleep(max(0.0, (instant - datetime.now(UTC)).total_seconds()))
 
 
 async def test_sigkill_of_one_of_two_processes_mid_batch(postgres_url: str, tmp_path: Path) -> None:
@@ -246,8 +183,8 @@ async def test_sigkill_of_one_of_two_processes_mid_batch(postgres_url: str, tmp_
     ]
     try:
         plan, first_wave = await _plan(clients, DEVICES, KILL_IN_WAVE)
-        await _sleep_until(first_wave + timedelta(seconds=KILL_IN_WAVE - 0.05))
-        killed = _kill_first_caller(calls_dir, services)
+        await sleep_until(first_wave + timedelta(seconds=KILL_IN_WAVE - 0.05))
+        killed = kill_first_caller(calls_dir, services)
         killed_at = datetime.now(UTC)
         await asyncio.sleep(1)  # the survivor's own batches end; the dead one's leases stay
         stranded = await _stranded_leases(postgres_url, killed_at)
@@ -279,12 +216,12 @@ async def test_sigkill_and_restart_with_work_due_while_down(
     kill_wave = 1
     try:
         plan, first_wave = await _plan([client], DEVICES // 2, kill_wave)
-        await _sleep_until(first_wave + timedelta(seconds=kill_wave - 0.05))
-        _kill_first_caller(calls_dir, [service])
+        await sleep_until(first_wave + timedelta(seconds=kill_wave - 0.05))
+        kill_first_caller(calls_dir, [service])
         killed_at = datetime.now(UTC)
         killed_pid = service.process.pid
         stranded = await _stranded_leases(database_url, killed_at)
-        await _sleep_until(first_wave + timedelta(seconds=kill_wave + 1.5))  # one wave missed
+        await sleep_until(first_wave + timedelta(seconds=kill_wave + 1.5))  # one wave missed
         service = start_service(database_url, tmp_path, "--no-demo", env=env)
         ready_at = datetime.now(UTC)
         total = sum(len(ids) for ids in plan.values())
@@ -308,7 +245,7 @@ async def _verify(
 ) -> dict[str, Any]:
     """Checks every action by the rules in this module's docstring; returns their rows."""
     rows, events = await _stored(database_url)
-    calls = _calls(calls_dir)
+    calls = calls_by_action(calls_dir)
     long_devices = {d for d, ids in plan.items() if len(ids) == len(COMMANDS)}
     pending = [  # acknowledged before the kill, completed after it
         r.id

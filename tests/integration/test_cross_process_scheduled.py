@@ -28,7 +28,6 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from socket import gethostname
 from typing import Any
 
 import httpx
@@ -42,13 +41,13 @@ from standardwebhooks import Webhook, WebhookVerificationError
 from energyhub.bootstrap import build_container
 from energyhub.config import Settings
 from energyhub.domain.accounts import Environment
-from energyhub.drivers.sandbox.command_log import read_command_logs
 from energyhub.persistence.engine import create_engine
 from energyhub.persistence.tables import actions, webhook_deliveries, webhook_events
 from energyhub.services.dispatch import LEASE
 from energyhub.services.webhook_sender import LEASE as DELIVERY_LEASE
 from tests.conftest import reset_postgres
 from tests.integration.cross_process import wait_for_channels
+from tests.integration.device_calls import Call, calls_by_action, kill_first_caller, sleep_until
 from tests.processes import Service, start_service, start_worker
 
 pytestmark = [pytest.mark.slow, pytest.mark.postgres]
@@ -70,7 +69,6 @@ PLANS = (
 MIDDLE_S = 7
 SPREAD_S = 15
 COMPLETION_S = 0.5  # the sandbox's completion delay
-CALLS_BEFORE_KILL = 10
 HOLD_S = 1.0  # the receiver answers nothing this long before the kill (and until it): the
 # workers have attempts under way (the receiver has them; the killed one never hears back,
 # they are sent again after their lease)
@@ -223,42 +221,7 @@ async def _start(
     return up[:2], up[2]
 
 
-async def _sleep_until(instant: datetime) -> None:
-    await asyncio.sleep(max(0.0, (instant - datetime.now(UTC)).total_seconds()))
-
-
 # --- the kill --------------------------------------------------------------------------------
-def _log_of(directory: Path, service: Service) -> Path:
-    return directory / f"commands-{gethostname()}-{service.process.pid}.jsonl"
-
-
-def _size(path: Path) -> int:
-    return path.stat().st_size if path.exists() else 0
-
-
-def _kill_first_caller(directory: Path, workers: list[Service]) -> int:
-    """Kills whichever worker calls a device first from now on, once it has made a few calls
-    (or 10 ms after its first): it has claimed a batch and not yet recorded the answers.
-    Returns its index. (A blocking poll, run in a thread: the kill must land inside the
-    batch, within milliseconds.)"""
-    logs = [_log_of(directory, w) for w in workers]
-    before = [_size(log) for log in logs]
-    deadline = time.monotonic() + 5
-    while time.monotonic() < deadline:
-        for index, log in enumerate(logs):
-            if _size(log) > before[index]:
-                enough = time.monotonic() + 0.01
-                while time.monotonic() < enough:
-                    with log.open("rb") as lines:
-                        lines.seek(before[index])
-                        if lines.read().count(b"\n") >= CALLS_BEFORE_KILL:
-                            break
-                workers[index].kill()
-                return index
-        time.sleep(0.0005)
-    pytest.fail("no worker called a device in the middle second")
-
-
 def _owner(worker: Service) -> str:
     """The dispatcher's lease owner, as the worker announced it."""
     found = re.search(r"energyhub worker (\S+) running", worker.log.read_text())
@@ -315,29 +278,6 @@ async def _stored(database_url: str) -> tuple[dict[str, Any], dict[str, list[Any
         await engine.dispose()
 
 
-@dataclass(frozen=True)
-class Call:
-    pid: int
-    at: datetime
-    device_id: str
-    action_id: str
-    command: str
-
-
-def _calls(directory: Path) -> dict[str, list[Call]]:
-    by_action: dict[str, list[Call]] = defaultdict(list)
-    for line in read_command_logs(directory):
-        call = Call(
-            line["pid"],
-            datetime.fromisoformat(line["at"].replace("Z", "+00:00")),
-            line["deviceId"],
-            str(line["actionId"]),
-            line["command"],
-        )
-        by_action[call.action_id].append(call)
-    return by_action
-
-
 # --- the test --------------------------------------------------------------------------------
 async def test_scheduled_actions_survive_the_kill_of_one_of_two_workers(
     postgres_url: str, tmp_path: Path, receiver: Receiver
@@ -386,10 +326,10 @@ async def test_scheduled_actions_survive_the_kill_of_one_of_two_workers(
             "pushed": time.monotonic() - pushing,
         }
         assert len(pushed) == DEVICES * len(COMMANDS)
-        await _sleep_until(first + timedelta(seconds=MIDDLE_S - HOLD_S))
+        await sleep_until(first + timedelta(seconds=MIDDLE_S - HOLD_S))
         receiver.holding = True
-        await _sleep_until(first + timedelta(seconds=MIDDLE_S - 0.05))
-        killed = await asyncio.to_thread(_kill_first_caller, calls_dir, workers)
+        await sleep_until(first + timedelta(seconds=MIDDLE_S - 0.05))
+        killed = await asyncio.to_thread(kill_first_caller, calls_dir, workers)
         killed_at = datetime.now(UTC)
         receiver.holding = False
         receiver.release.set()
@@ -410,7 +350,7 @@ async def test_scheduled_actions_survive_the_kill_of_one_of_two_workers(
             worker.stop()
     took = time.monotonic() - began
     rows, events, deliveries = await _stored(postgres_url)
-    calls = _calls(calls_dir)
+    calls = calls_by_action(calls_dir)
     pids = [w.process.pid for w in workers]
     survivor = pids[1 - killed]
     by_pid = Counter(c.pid for cs in calls.values() for c in cs)

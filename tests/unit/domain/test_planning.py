@@ -25,7 +25,7 @@ from energyhub.domain.planning import (
     plan_charging,
 )
 from energyhub.domain.planning.explanation import money
-from energyhub.domain.planning.prices import Timeline, clip, expand_time_of_use
+from energyhub.domain.planning.prices import OrderedPeriods, Timeline, expand_time_of_use
 
 BERLIN = ZoneInfo("Europe/Berlin")
 CHARGER = ChargerLimits(11.0, 1.4)
@@ -129,7 +129,9 @@ def test_dynamic_periods_are_cut_to_the_horizon_and_a_later_one_replaces_the_sam
     first = PricePeriod(utc(2026, 1, 1, 0), utc(2026, 1, 1, 1), 0.5)
     replaced = PricePeriod(utc(2026, 1, 1, 0), utc(2026, 1, 1, 1), 0.2)
     later = PricePeriod(utc(2026, 1, 1, 1), utc(2026, 1, 1, 2), 0.3)
-    cut = clip([later, first, replaced], utc(2026, 1, 1, 0, 30), utc(2026, 1, 1, 1, 30))
+    cut = OrderedPeriods.of([later, first, replaced]).over(
+        utc(2026, 1, 1, 0, 30), utc(2026, 1, 1, 1, 30)
+    )
     assert [(p.start, p.end, p.price) for p in cut] == [
         (utc(2026, 1, 1, 0, 30), utc(2026, 1, 1, 1), 0.2),
         (utc(2026, 1, 1, 1), utc(2026, 1, 1, 1, 30), 0.3),

@@ -24,7 +24,7 @@ from energyhub.domain.planning import (
     prepare_prices,
 )
 from energyhub.domain.planning.prepared import ExpandedPrices
-from energyhub.domain.planning.prices import OrderedPeriods, clip
+from energyhub.domain.planning.prices import OrderedPeriods
 
 BERLIN = ZoneInfo("Europe/Berlin")
 
@@ -135,8 +135,21 @@ def test_expanded_prices_cut_to_a_window_as_over_does() -> None:
     assert odd.over(*window) == overlapping.over(*window, BERLIN)
 
 
+def _clip(periods: list[PricePeriod], start: datetime, end: datetime) -> list[PricePeriod]:
+    """The plain reading of a window: every period (a later one replacing an earlier one of
+    the same start) in start order, cut to [start, end)."""
+    by_start = {p.start: p for p in periods}
+    clipped = []
+    for key in sorted(by_start):
+        p = by_start[key]
+        lo, hi = max(key, start), min(p.end, end)
+        if lo < hi:
+            clipped.append(PricePeriod(lo, hi, p.price))
+    return clipped
+
+
 def test_a_dynamic_schedule_finds_a_window_s_periods_as_clip_does() -> None:
-    """The bisected lookup (`OrderedPeriods`) against `clip` on random periods: overlapping,
+    """The bisected lookup (`OrderedPeriods`) against `_clip` on random periods: overlapping,
     with repeated starts, gaps, and windows given in another timezone or outside them all."""
     rng = random.Random(11)
     base = datetime(2026, 10, 25, 0, 0, tzinfo=UTC)
@@ -153,4 +166,4 @@ def test_a_dynamic_schedule_finds_a_window_s_periods_as_clip_does() -> None:
             end = start + timedelta(seconds=rng.choice([10, 900, 3600, 86400]))
             if rng.random() < 0.3:
                 start, end = start.astimezone(berlin), end.astimezone(berlin)
-            assert ordered.over(start, end) == clip(periods, start, end)
+            assert ordered.over(start, end) == _clip(periods, start, end)

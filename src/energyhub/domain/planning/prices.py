@@ -85,24 +85,11 @@ def expand_time_of_use(
     return expanded
 
 
-def clip(periods: Sequence[PricePeriod], start: datetime, end: datetime) -> list[PricePeriod]:
-    """Dynamic periods cut to [start, end), in time order (a later period replaces an
-    earlier one of the same start)."""
-    by_start = {ensure_utc(p.start): p for p in periods}
-    clipped = []
-    for key in sorted(by_start):
-        p = by_start[key]
-        lo, hi = max(key, start), min(ensure_utc(p.end), end)
-        if lo < hi:
-            clipped.append(PricePeriod(lo, hi, p.price))
-    return clipped
-
-
 @dataclass(frozen=True, slots=True)
 class OrderedPeriods:
-    """Dynamic periods as `clip` orders them (a later period replaces an earlier one of the
-    same start), made once, so that a short window (a ledger's 10 s) finds its few periods
-    by bisection instead of sorting them all again. `reach[i]`: the latest end among the
+    """Dynamic periods in time order (a later period replaces an earlier one of the same
+    start), ordered once, so that a short window (a ledger's 10 s) finds its few periods by
+    bisection instead of sorting them all again. `reach[i]`: the latest end among the
     first i + 1 periods (periods may overlap, so ends alone are not ordered)."""
 
     periods: tuple[PricePeriod, ...]
@@ -123,7 +110,7 @@ class OrderedPeriods:
         )
 
     def over(self, start: datetime, end: datetime) -> list[PricePeriod]:
-        """The same as `clip(periods, start, end)`."""
+        """The periods cut to [start, end), in time order."""
         first = bisect_right(self.reach, start)  # every period before ends by `start`
         last = bisect_left(self.starts, end)  # every period from here starts at `end` or later
         clipped = []

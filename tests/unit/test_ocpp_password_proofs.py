@@ -48,7 +48,7 @@ def test_scrypt_decides_where_no_held_key_made_the_proof() -> None:
 def test_adding_a_proof_keeps_the_hash_and_replaces_an_older_proof() -> None:
     old_proofs, new_proofs = ProofKeys.of([OLD]), ProofKeys.of([NEW])
     stored = hash_password(PASSWORD, old_proofs)
-    upgraded = with_proof(stored, new_proofs, PASSWORD)
+    upgraded = with_proof(stored, new_proofs.proof(PASSWORD))
     assert upgraded.split("$")[:6] == stored.split("$")[:6]
     assert new_proofs.proven(PASSWORD, upgraded) is True
     assert old_proofs.proven(PASSWORD, upgraded) is None

@@ -66,9 +66,9 @@ def has_proof(stored: str) -> bool:
     return len(stored.split("$")) == _HASH_FIELDS + 1
 
 
-def with_proof(stored: str, proofs: ProofKeys, password: str) -> str:
-    """A stored hash with the newest key's proof (any older proof replaced)."""
-    return "$".join([*stored.split("$")[:_HASH_FIELDS], proofs.proof(password)])
+def with_proof(stored: str, proof: str) -> str:
+    """A stored hash with this proof (any older proof replaced)."""
+    return "$".join([*stored.split("$")[:_HASH_FIELDS], proof])
 
 
 def hash_password(password: str, proofs: ProofKeys | None = None) -> str:
@@ -84,7 +84,7 @@ def hash_password(password: str, proofs: ProofKeys | None = None) -> str:
             base64.b64encode(digest).decode(),
         )
     )
-    return stored if proofs is None else with_proof(stored, proofs, password)
+    return stored if proofs is None else with_proof(stored, proofs.proof(password))
 
 
 def verify_password(password: str, stored: str) -> bool:

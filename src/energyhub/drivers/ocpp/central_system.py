@@ -236,7 +236,8 @@ class CentralSystem:
             address = str(client[0]) if client else None
             outcome = await self.credentials.check(charge_point_id, credentials[1], stored, address)
             if outcome.verdict is Verdict.ACCEPTED:
-                await self._add_proof(charge_point_id, credentials[1], stored)
+                if outcome.proof is not None:
+                    await self._add_proof(charge_point_id, stored, outcome.proof)
                 return True
         if outcome is not None and outcome.verdict is Verdict.THROTTLED:
             wait = outcome.retry_after_s
@@ -256,15 +257,13 @@ class CentralSystem:
         )
         return False
 
-    async def _add_proof(self, charge_point_id: str, password: str, stored: str) -> None:
-        """A hash with no proof by the newest key gets one once its password has passed
-        scrypt: from then on its handshakes cost no scrypt, in any process."""
-        proofs = self.credentials.proofs
-        if proofs is None or proofs.proven(password, stored) is not None:
-            return
+    async def _add_proof(self, charge_point_id: str, stored: str, proof: str) -> None:
+        """A password that passed scrypt gets its proof beside its hash: from then on its
+        handshakes cost no scrypt, in any process."""
         try:
-            upgraded = with_proof(stored, proofs, password)
-            await self._store.replace_password_hash(charge_point_id, stored, upgraded)
+            await self._store.replace_password_hash(
+                charge_point_id, stored, with_proof(stored, proof)
+            )
         except Exception:  # the charger is in; its next handshake tries again
             log.exception("could not store the password proof of %s", charge_point_id)
 

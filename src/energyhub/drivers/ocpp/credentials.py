@@ -48,6 +48,7 @@ class CredentialPolicy:
 class Outcome:
     verdict: Verdict
     retry_after_s: int = 0  # THROTTLED: when the next try is checked again
+    proof: str | None = None  # ACCEPTED by scrypt: the proof to store beside the hash
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,7 +144,10 @@ class CredentialChecker:
             self._settle(charge_point_id, stored, mark, address, now, ok=proven)
             return Outcome(Verdict.ACCEPTED if proven else Verdict.REFUSED)
         ok = await self._verify(charge_point_id, password, stored, mark, address)
-        return Outcome(Verdict.ACCEPTED if ok else Verdict.REFUSED)
+        if not ok:
+            return Outcome(Verdict.REFUSED)
+        proof = None if self.proofs is None else self.proofs.proof(password)
+        return Outcome(Verdict.ACCEPTED, proof=proof)
 
     async def _verify(
         self, charge_point_id: str, password: str, stored: str, mark: bytes, address: str | None

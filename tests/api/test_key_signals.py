@@ -5,12 +5,16 @@ the cache's time runs out; with it, at once."""
 
 from __future__ import annotations
 
+import asyncio
+from typing import Any
+
 import pytest
 
 from energyhub.domain.accounts import Environment
 from energyhub.domain.errors import ExpiredToken
 from energyhub.domain.versions import ApiVersion
 from energyhub.ports.signals import ChannelStateHandler, SignalHandler, Topic
+from energyhub.ports.storage import UnitOfWork, UnitOfWorkFactory
 from energyhub.services.accounts import AccountService
 from tests.support import Api
 
@@ -97,3 +101,79 @@ async def test_a_key_moved_to_another_version_answers_in_it_in_the_other_process
     await first.set_key_version(created.api_key.id, ApiVersion.LEGACY)
 
     assert (await second.authenticate(created.key)).api_version is ApiVersion.LEGACY
+
+
+class HeldLookup:
+    """A unit of work whose first key lookup reads the database, ends its transaction,
+    then waits to be let go: a request's lookup still under way when the key is revoked."""
+
+    def __init__(self, uow: UnitOfWorkFactory) -> None:
+        self._uow = uow
+        self.read = asyncio.Event()
+        self.go = asyncio.Event()
+
+    def __call__(self) -> UnitOfWork:
+        return _HeldTransaction(self._uow(), self)
+
+
+class _HeldTransaction:
+    def __init__(self, tx: UnitOfWork, held: HeldLookup) -> None:
+        self._tx = tx
+        self._held = held
+        self.holds = False
+
+    async def __aenter__(self) -> _HeldTransaction:
+        await self._tx.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self._tx.__aexit__(*exc)
+        if self.holds:
+            self._held.read.set()
+            await self._held.go.wait()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._tx, name)
+
+    @property
+    def accounts(self) -> Any:
+        return _HeldAccounts(self._tx.accounts, self)
+
+
+class _HeldAccounts:
+    def __init__(self, accounts: Any, tx: _HeldTransaction) -> None:
+        self._accounts = accounts
+        self._tx = tx
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._accounts, name)
+
+    async def key_by_hash(self, digest: str) -> Any:
+        self._tx.holds = not self._tx._held.read.is_set()  # the first lookup only
+        return await self._accounts.key_by_hash(digest)
+
+
+@pytest.mark.parametrize("after", ["a new request", "a request joining the held lookup"])
+async def test_a_lookup_under_way_at_a_revocation_does_not_keep_the_key_alive(
+    api: Api, after: str
+) -> None:
+    held = HeldLookup(api.container.uow)
+    accounts = AccountService(held, api.clock, LONG_TTL_S)
+    account = await accounts.create_account("acme")
+    created = await accounts.create_key(account.id, Environment.SANDBOX)
+    before = asyncio.ensure_future(accounts.authenticate(created.key))
+    await held.read.wait()  # it has read the key as it was before the revocation
+
+    assert await accounts.revoke_key(created.api_key.id)
+    if after == "a new request":
+        held.go.set()
+        assert (await before).account_id == account.id  # it was sent before: it may pass
+        with pytest.raises(ExpiredToken):  # but what it read is not cached
+            await accounts.authenticate(created.key)
+    else:
+        joining = asyncio.ensure_future(accounts.authenticate(created.key))
+        await asyncio.sleep(0)  # it would join the held lookup here
+        held.go.set()
+        assert (await before).account_id == account.id
+        with pytest.raises(ExpiredToken):
+            await joining

@@ -44,10 +44,12 @@ class AccountService:
         self._uow = uow
         self._clock = clock
         self._ttl = key_cache_ttl_s
-        self._cache: dict[str, tuple[ApiKey, float]] = {}
         # raw key -> checked key and caller: a hit skips the pattern and the hash
         self._principals: dict[str, tuple[ApiKey, Principal, float]] = {}
         self._lookups: dict[str, asyncio.Future[ApiKey]] = {}
+        # counts forgets: a lookup that read the database before a forget must not
+        # cache what it read after it (it may be the key as it was before a revocation)
+        self._forgets = 0
         self._signals: Signals | None = None
         self.usage = KeyUsage(uow)
 
@@ -65,16 +67,18 @@ class AccountService:
         if pending is None:
             pending = asyncio.ensure_future(self._fetch(digest))
             self._lookups[digest] = pending
-            pending.add_done_callback(lambda _: self._lookups.pop(digest, None))
+            pending.add_done_callback(lambda done: self._lookup_done(digest, done))
         return await asyncio.shield(pending)
+
+    def _lookup_done(self, digest: str, done: asyncio.Future[ApiKey]) -> None:
+        if self._lookups.get(digest) is done:  # a forget may have replaced it already
+            del self._lookups[digest]
 
     async def _fetch(self, digest: str) -> ApiKey:
         async with self._uow() as tx:
             found = await tx.accounts.key_by_hash(digest)
         if found is None:
-            self._cache.pop(digest, None)
             raise Unauthorized()
-        self._cache[digest] = (found, time.monotonic())
         return found
 
     async def create_account(self, name: str) -> Account:
@@ -159,7 +163,10 @@ class AccountService:
             self._signals.publish(Topic.KEY, key_id)
 
     def _forget(self, key_id: str) -> None:
-        self._cache = {h: e for h, e in self._cache.items() if e[0].id != key_id}
+        """Requests from now on look the key up afresh: none joins a lookup that began
+        before, and none of those lookups is cached."""
+        self._forgets += 1
+        self._lookups.clear()
         self._principals = {k: e for k, e in self._principals.items() if e[0].id != key_id}
 
     async def list_keys(self, account_id: str) -> Sequence[ApiKey]:
@@ -178,13 +185,15 @@ class AccountService:
             match = KEY_PATTERN.match(raw_key)
             if match is None:
                 raise Unauthorized()
+            forgets = self._forgets
             api_key = await self._lookup(hash_key(raw_key))
             if KEY_PREFIXES[match.group(1)] is not api_key.environment:
                 raise Unauthorized()
             principal = Principal(
                 api_key.account_id, api_key.environment, api_key.id, api_key.api_version
             )
-            self._principals[raw_key] = (api_key, principal, time.monotonic())
+            if forgets == self._forgets:
+                self._principals[raw_key] = (api_key, principal, time.monotonic())
         now = self._clock.now()
         if not api_key.usable_at(now):
             raise ExpiredToken(key_version=api_key.api_version.value)

@@ -60,6 +60,33 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / CLK_TCK
 
 
+def machine_cpu() -> tuple[float, float]:
+    """(busy, all) CPU seconds of the whole machine since boot, from /proc/stat: busy is
+    everything but idle and iowait."""
+    fields = [int(f) for f in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    every = sum(fields[:8])  # user nice system idle iowait irq softirq steal
+    return (every - fields[3] - fields[4]) / CLK_TCK, every / CLK_TCK
+
+
+def postgres_cpu() -> dict[int, float]:
+    """utime + stime of each PostgreSQL server process on the machine (by name), by pid."""
+    found: dict[int, float] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if (entry / "comm").read_text().strip() == "postgres":
+                    found[int(entry.name)] = cpu_seconds(int(entry.name))
+            except OSError:  # it ended meanwhile
+                continue
+    return found
+
+
+def postgres_cpu_since(before: dict[int, float]) -> float:
+    """PostgreSQL's CPU seconds since `before` (`postgres_cpu()`), by the processes alive
+    now: those that ended meanwhile are not counted, so it may be short, never negative."""
+    return sum(cpu - before.get(pid, 0.0) for pid, cpu in postgres_cpu().items())
+
+
 def http_get(url: str, key: str | None = None, timeout: float = 5.0) -> tuple[int, bytes]:
     request = urllib.request.Request(url, headers={"x-api-key": key} if key else {})
     try:

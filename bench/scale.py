@@ -19,7 +19,9 @@ One run on one database of its own (`energyhub_bench_scale_<random>` on the serv
    connections each) side by side, both against the one process or one against each of
    the two, so that the load generator is the same; their rates are summed, p50 and p99
    are the higher of the two. CPU (from /proc) is both servers' of the kind measured, and
-   for pushes the worker's too, whichever of them take the load.
+   for pushes the worker's too, whichever of them take the load. Each round also gives
+   PostgreSQL's CPU and how busy the whole machine was: a round with the machine's cores
+   all busy is bound by them, and a second process cannot raise its rate.
    Then `pgbench` as `bench/push.py` runs it (its own tables in the same database).
 2. Dispatch lateness: `bench/push.py`'s scheduler step on the second account, its API
    process started with `--no-workers` beside an `energyhub worker`: `--scheduled` pushes
@@ -62,7 +64,17 @@ import asyncpg
 import device_read  # bench/ is on sys.path
 import push
 import routing
-from _processes import BenchError, cpu_seconds, free_port, http_get, running, wait_healthy
+from _processes import (
+    BenchError,
+    cpu_seconds,
+    free_port,
+    http_get,
+    machine_cpu,
+    postgres_cpu,
+    postgres_cpu_since,
+    running,
+    wait_healthy,
+)
 from history import copy_rows
 from sqlalchemy.engine import make_url
 
@@ -75,6 +87,19 @@ DROPPED = "the channel dropped"  # what a process logs when its LISTEN/NOTIFY ch
 
 
 @dataclass(frozen=True, slots=True)
+class Measured:
+    """What `side_by_side` measured across its load generators."""
+
+    requests: int
+    rate: float  # summed
+    p50_ms: float  # the higher of the generators'
+    p99_ms: float
+    cpu_s: float  # of the given pids
+    busy: float  # the machine's CPU busy, a share of all its cores
+    pg_cpu_s: float
+
+
+@dataclass(frozen=True, slots=True)
 class Round:
     target: str  # bare, reads, pushes
     processes: int
@@ -84,11 +109,17 @@ class Round:
     p99_ms: float
     cpu_s: float  # the measured servers' utime + stime during the round
     load: float  # the machine's 1-minute load average after the round
+    busy: float  # the machine's CPU busy during the round, a share of all its cores
+    pg_cpu_s: float  # PostgreSQL's server processes' CPU during the round
     drops: int = 0  # times a service process logged its channel between processes dropping
 
     @property
     def cpu_us(self) -> float:
         return self.cpu_s / self.requests * 1e6 if self.requests else float("nan")
+
+    @property
+    def pg_cpu_us(self) -> float:
+        return self.pg_cpu_s / self.requests * 1e6 if self.requests else float("nan")
 
 
 # --- data --------------------------------------------------------------------------------
@@ -129,23 +160,35 @@ def side_by_side(
     bases: list[str],
     pids: list[int],
     one: Callable[[int, str], tuple[int, float, float, float]],
-) -> tuple[int, float, float, float, float]:
+) -> Measured:
     """Runs `one(i, base)` (requests, seconds, p50 ms, p99 ms) for each of the load
-    generators at once, generator i against `bases[i % len(bases)]`; (requests, summed
-    rate, higher p50, higher p99, CPU seconds of `pids`)."""
+    generators at once, generator i against `bases[i % len(bases)]`. The machine's busy
+    share and PostgreSQL's CPU say whether the round was bound by the cores (the load
+    generators, PostgreSQL and the servers share them) or by waiting."""
     time.sleep(1.0)  # the previous round's connections close
     before = sum(cpu_seconds(pid) for pid in pids)
+    pg_before, (busy_before, all_before) = postgres_cpu(), machine_cpu()
     with ThreadPoolExecutor(GENERATORS) as pool:
         targets = [bases[i % len(bases)] for i in range(GENERATORS)]
         results = list(pool.map(lambda t: one(*t), enumerate(targets)))
     cpu = sum(cpu_seconds(pid) for pid in pids) - before
-    return (
-        sum(r[0] for r in results),
-        sum(r[0] / r[1] for r in results),
-        max(r[2] for r in results),
-        max(r[3] for r in results),
-        cpu,
+    busy_after, all_after = machine_cpu()
+    return Measured(
+        requests=sum(r[0] for r in results),
+        rate=sum(r[0] / r[1] for r in results),
+        p50_ms=max(r[2] for r in results),
+        p99_ms=max(r[3] for r in results),
+        cpu_s=cpu,
+        busy=(busy_after - busy_before) / max(all_after - all_before, 1e-9),
+        pg_cpu_s=postgres_cpu_since(pg_before),
     )
+
+
+def _round(target: str, processes: int, m: Measured) -> Round:
+    return Round(
+        target, processes, m.requests, m.rate, m.p50_ms, m.p99_ms, m.cpu_s,
+        os.getloadavg()[0], m.busy, m.pg_cpu_s,
+    )  # fmt: skip
 
 
 def read_round(
@@ -153,12 +196,12 @@ def read_round(
 ) -> Round:
     """Reads from the first `n` of `servers`; CPU: all of them."""
     per = args.connections // GENERATORS
-    requests, rate, p50, p99, cpu = side_by_side(
+    measured = side_by_side(
         [base for base, _ in servers[:n]],
         [pid for _, pid in servers],
         lambda _, base: device_read.run_wrk(base, lua, per, args.duration, 1),
     )
-    return Round(target, n, requests, rate, p50, p99, cpu, os.getloadavg()[0])
+    return _round(target, n, measured)
 
 
 def push_round(
@@ -181,8 +224,7 @@ def push_round(
         return answered, seconds, p50, p99
 
     pids = [pid for _, pid in apis] + [worker]
-    requests, rate, p50, p99, cpu = side_by_side([base for base, _ in apis[:n]], pids, one)
-    return Round("pushes", n, requests, rate, p50, p99, cpu, os.getloadavg()[0])
+    return _round("pushes", n, side_by_side([base for base, _ in apis[:n]], pids, one))
 
 
 def reads_and_pushes(
@@ -269,7 +311,8 @@ def channel_drops(logs: list[Path]) -> int:
 def print_round(number: int, r: Round) -> None:
     print(
         f"  round {number} {r.target:<6} x{r.processes}: {r.rate:7.0f}/s, p50 {r.p50_ms:6.1f} "
-        f"ms, p99 {r.p99_ms:6.1f} ms, {r.cpu_us:5.0f} us CPU each (load {r.load:.1f})"
+        f"ms, p99 {r.p99_ms:6.1f} ms, {r.cpu_us:5.0f} us CPU each, PostgreSQL "
+        f"{r.pg_cpu_us:5.0f} us each, machine {r.busy:4.0%} busy (load {r.load:.1f})"
         f"{f'; the channel dropped {r.drops} times' if r.drops else ''}",
         flush=True,
     )
@@ -319,6 +362,10 @@ def report(
             print(f"  {name:<22} {a:>10{spec}} {b:>12{spec}}")
         a, b = (median(rounds, target, n, "cpu_us") for n in (1, 2))
         print(f"  {'CPU us each':<22} {a:>10.0f} {b:>12.0f}")
+        a, b = (median(rounds, target, n, "pg_cpu_us") for n in (1, 2))
+        print(f"  {'PostgreSQL CPU us each':<22} {a:>10.0f} {b:>12.0f}")
+        a, b = (median(rounds, target, n, "busy") for n in (1, 2))
+        print(f"  {'machine CPU busy':<22} {a:>10.0%} {b:>12.0%}")
     for n in (1, 2):
         reads, bare = median(rounds, "reads", n, "rate"), median(rounds, "bare", n, "rate")
         pushes = median(rounds, "pushes", n, "rate")

@@ -177,6 +177,13 @@ actions = Table(
         postgresql_where=text("lease_until IS NOT NULL"),
         sqlite_where=text("lease_until IS NOT NULL"),
     ),
+    Index(  # migration 0020: whether a device accepted an action that starts later
+        "ix_actions_device_id_start_acknowledged",
+        "device_id",
+        "start",
+        postgresql_where=text("acknowledged_at IS NOT NULL"),
+        sqlite_where=text("acknowledged_at IS NOT NULL"),
+    ),
     Index(
         "ix_actions_created_at",
         "created_at",

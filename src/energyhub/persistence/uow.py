@@ -123,6 +123,20 @@ class SqlUnitOfWork:
 class SqlUnitOfWorkFactory:
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
+        # PostgreSQL in autocommit: BEGIN and COMMIT become no-ops in the driver, so one
+        # statement is one round trip. SQLite sends no BEGIN before a read anyway, and
+        # switching its mode on every checkout would cost two hops to its thread.
+        self._single_reads = (
+            engine.execution_options(isolation_level="AUTOCOMMIT")
+            if engine.dialect.name == "postgresql"
+            else engine
+        )
 
     def __call__(self) -> SqlUnitOfWork:
         return SqlUnitOfWork(self.engine)
+
+    def single_read(self) -> SqlUnitOfWork:
+        """A unit of work for one statement that writes nothing, outside any transaction
+        (the statement has its own snapshot): a worker's next-due poll in one round trip
+        instead of three (BEGIN, the statement, COMMIT) on PostgreSQL."""
+        return SqlUnitOfWork(self._single_reads)

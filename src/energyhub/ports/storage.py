@@ -403,6 +403,11 @@ class UnitOfWork(PushUnitOfWork, Protocol):
 class UnitOfWorkFactory(Protocol):
     def __call__(self) -> UnitOfWork: ...
 
+    def single_read(self) -> UnitOfWork:
+        """For one statement that writes nothing (a worker's next-due poll): no transaction
+        around it where opening one costs round trips (PostgreSQL's BEGIN and COMMIT)."""
+        ...
+
 
 class PushUnitOfWorkFactory(Protocol):
     def __call__(self) -> PushUnitOfWork: ...

@@ -95,7 +95,7 @@ class Dispatcher:
             ran += len(claimed)
 
     async def next_due_at(self) -> datetime | None:
-        async with self._uow() as tx:
+        async with self._uow.single_read() as tx:
             return await tx.actions.next_due_at()
 
     async def _run_batch(self, claimed: Sequence[Action], owner: str) -> None:

@@ -166,7 +166,7 @@ class SchedulePlanner:
         return len(claimed)
 
     async def next_due_at(self) -> datetime | None:
-        async with self._uow() as tx:
+        async with self._uow.single_read() as tx:
             return await tx.schedules.next_due_at()
 
     async def advance(self, schedule: StoredSchedule, lease_until: datetime) -> StoredSchedule:

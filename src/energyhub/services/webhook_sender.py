@@ -120,7 +120,7 @@ class WebhookSender:
         self.recheck_s = recheck_s
 
     async def next_due_at(self) -> datetime | None:
-        async with self._uow() as tx:
+        async with self._uow.single_read() as tx:
             return await tx.webhooks.next_due_at()
 
     # --- fan-out and claiming -------------------------------------------------------------

@@ -413,6 +413,8 @@ class FakeDatabase:
     def __call__(self) -> Any:  # a UnitOfWork for the parts the use cases under test use
         return FakeUnitOfWork(self)
 
+    single_read = __call__
+
 
 # --- devices ----------------------------------------------------------------------------------
 @dataclass

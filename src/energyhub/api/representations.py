@@ -6,13 +6,18 @@ from collections import OrderedDict
 from datetime import datetime
 from typing import Any
 
+import orjson
+
 from energyhub.domain.actions import Action, action_type
 from energyhub.domain.capabilities import Capabilities, DeviceType
 from energyhub.domain.clock import isoformat_utc
 from energyhub.domain.devices import CacheType, Device, StateSource, Vehicle
 from energyhub.domain.goals import public_goal
+from energyhub.domain.versions import RULES, ApiVersion
 
 _COMMANDS_BODIES: OrderedDict[int, tuple[Capabilities, dict[str, Any]]] = OrderedDict()
+_LIST_ITEMS: dict[tuple[int, Vehicle | None, ApiVersion], tuple[Device, bytes]] = {}
+MAX_LIST_ITEMS = 10_000
 
 
 def commands_body(caps: Capabilities) -> dict[str, Any]:
@@ -73,6 +78,24 @@ def device_body(
         body["lastAction"] = device.last_action
     body["currentSchedule"] = device.current_schedule
     return body
+
+
+def list_item_json(device: Device, vehicle: Vehicle | None, version: ApiVersion) -> bytes:
+    """A list page's item as `version` lists it, serialised once per device object: the
+    repository gives back the same object while the device's row is unchanged, so a page of
+    unchanged devices costs a look-up a row. The entry holds the object, so its id cannot
+    name another meanwhile; the oldest entries go first."""
+    key = (id(device), vehicle, version)
+    found = _LIST_ITEMS.get(key)
+    if found is not None and found[0] is device:
+        return found[1]
+    item = device_body(device, vehicle, StateSource.CACHE, None)
+    transform = RULES[version].listing_item
+    serialised = orjson.dumps(item if transform is None else transform(item))
+    if len(_LIST_ITEMS) >= MAX_LIST_ITEMS and key not in _LIST_ITEMS:
+        _LIST_ITEMS.pop(next(iter(_LIST_ITEMS)))
+    _LIST_ITEMS[key] = (device, serialised)
+    return serialised
 
 
 def vehicle_path(vehicle: Vehicle) -> str:

@@ -19,6 +19,12 @@ from energyhub.domain.capabilities import Capabilities, DeviceType, capabilities
 from energyhub.domain.devices import Device, User, Vehicle
 from energyhub.domain.pushes import DeviceChanges
 from energyhub.persistence.actions import update_many
+from energyhub.persistence.device_lists import (
+    LISTED_COLUMNS,
+    ListedDevices,
+    first_pages,
+    near_page,
+)
 from energyhub.persistence.paging import page_of
 from energyhub.persistence.tables import devices, users, vehicles
 from energyhub.persistence.types import aware
@@ -75,6 +81,9 @@ def device_from_row(row: Mapping[Any, Any]) -> Device:
         disconnected_at=aware(row["disconnected_at"]),
         goal=row["charging_goal"],
     )
+
+
+LISTED = ListedDevices(device_from_row)
 
 
 def device_change_values(changes: DeviceChanges) -> dict[str, Any]:
@@ -146,15 +155,30 @@ class SqlDeviceRepository:
         offset: int,
         limit: int,
     ) -> tuple[Sequence[Device], int]:
-        where = [devices.c.account_id == account_id, devices.c.environment == environment.value]
-        if types:
-            where.append(devices.c.type.in_([t.value for t in types]))
-        if user_id is not None:
-            where.append(devices.c.user_id == user_id)
-        rows, total = await page_of(
-            self._c, devices, where, [devices.c.pk], offset, limit, selected=DEVICE_COLUMNS
-        )
-        return [device_from_row(r) for r in rows], total
+        if first_pages(offset, limit, types):
+            rows, total = await near_page(
+                self._c,
+                account_id,
+                environment.value,
+                types[0].value if types else None,
+                user_id,
+                offset,
+                limit,
+            )
+        else:
+            where = [
+                devices.c.account_id == account_id,
+                devices.c.environment == environment.value,
+            ]
+            if types:
+                where.append(devices.c.type.in_([t.value for t in types]))
+            if user_id is not None:
+                where.append(devices.c.user_id == user_id)
+            found, total = await page_of(
+                self._c, devices, where, [devices.c.pk], offset, limit, selected=LISTED_COLUMNS
+            )
+            rows = [tuple(r.values()) for r in found]
+        return [LISTED.device(r, capabilities_from_text) for r in rows], total
 
     async def add_device(self, device: Device) -> None:
         await self._c.execute(

@@ -9,10 +9,10 @@ from starlette.responses import Response
 
 from energyhub.api.deps import Caller, Context, Services
 from energyhub.api.envelope import device_listing_response, success_response
-from energyhub.api.representations import device_body, pagination, vehicle_body
+from energyhub.api.representations import device_body, list_item_json, pagination, vehicle_body
 from energyhub.api.schemas import BatteryDevice, Envelope, EvChargerDevice, Page, Vehicle
 from energyhub.domain.capabilities import DeviceType
-from energyhub.domain.devices import CacheType, StateSource
+from energyhub.domain.devices import CacheType
 
 router = APIRouter()
 
@@ -50,7 +50,8 @@ async def _list(
     limit: int,
 ) -> Response:
     page = await services.devices.list_page(caller, [device_type], user_id, offset, limit)
-    items = [device_body(d, page.vehicles.get(d.id), StateSource.CACHE, None) for d in page.devices]
+    version = context.version
+    items = [list_item_json(d, page.vehicles.get(d.id), version) for d in page.devices]
     return device_listing_response(
         items,
         pagination(offset, limit, page.total),

@@ -96,6 +96,7 @@ def with_gateway(
             read_cache=services.read_cache,
             clock=services.clock,
             actions=services.actions,
+            devices=services.devices,
             observer=observer,
             version_headers=version_headers(sunsets),
             sandbox_port=settings.sandbox_port,

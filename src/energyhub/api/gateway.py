@@ -2,7 +2,8 @@
 authentication (live keys are refused on the sandbox listener), per-key rate limits and
 their headers, the API version of the answer (`energyhub-version`), and the two hot paths
 served without entering the framework: cache hits of single-device reads
-(`bench/device_read.py`) and well-formed pushes (`bench/push.py`). Every API request, fast
+(`bench/device_read.py`), well-formed pushes (`bench/push.py`) and device list pages with a
+plain query (`bench/history.py`). Every API request, fast
 or not, first passes the checks of `input_guard` (no NUL character, bodies UTF-8 JSON).
 Anything else unusual about a request (a query string, a body that does not validate) goes
 on to FastAPI, whose routes define the API and its errors; the fast paths only skip its
@@ -21,13 +22,14 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from energyhub.adapters.logs import REQUEST_ID
 from energyhub.api.context import CONTEXT_KEY, RequestContext, request_id_from
-from energyhub.api.envelope import failure_response, success_bytes
+from energyhub.api.envelope import JSON, failure_response, success_bytes
 from energyhub.api.input_guard import JSON_TYPES, body_problem, head_problem
 from energyhub.api.observe import RequestObserver, RouteTemplates
 from energyhub.api.ratelimit import RateLimiter
 from energyhub.api.read_cache import DeviceReadCache
 from energyhub.api.representations import action_body
 from energyhub.api.routes.actions import push_request, push_status
+from energyhub.api.routes.devices import DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, device_page_json
 from energyhub.api.schemas import PushBody
 from energyhub.api.versioning import REQUESTED, VERSION_HEADER, Headers
 from energyhub.domain.accounts import Environment, Principal
@@ -46,6 +48,7 @@ from energyhub.domain.errors import (
 from energyhub.domain.versions import SUPPORTED_VERSIONS, ApiVersion
 from energyhub.services.accounts import AccountService
 from energyhub.services.actions import ActionService
+from energyhub.services.devices import DeviceService
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +67,7 @@ PUBLIC_PREFIXES = (
 )
 READ_TYPES = {"battery": DeviceType.BATTERY, "ev-charger": DeviceType.EV_CHARGER}
 DEVICE_ROUTES = {"battery": "/battery/{deviceId}", "ev-charger": "/ev-charger/{deviceId}"}
+LIST_TYPES = {"/battery": DeviceType.BATTERY, "/ev-charger": DeviceType.EV_CHARGER}
 EXPEDITE_QUERIES = {
     b"": CacheType.NORMAL,
     b"expedite=false": CacheType.NORMAL,
@@ -86,6 +90,7 @@ class GatewayDeps:
     read_cache: DeviceReadCache
     clock: Clock
     actions: ActionService | None = None
+    devices: DeviceService | None = None  # device list pages with a plain query
     observer: RequestObserver | None = None  # metrics and access lines, when wired
     version_headers: dict[ApiVersion, Headers] | None = None  # default: `energyhub-version`
     sandbox_port: int | None = None  # a listener for sandbox keys only
@@ -164,6 +169,8 @@ class Gateway:
                     raise problem
                 if await self._serve_cached_read(scope, context, raw_send):
                     return
+                if await self._serve_list(scope, context, raw_send):
+                    return
                 if scope["method"] not in BODILESS:
                     body = await _read_body(receive)
                     problem = body_problem(content_type, body)
@@ -241,6 +248,38 @@ class Gateway:
         await send({"type": "http.response.body", "body": body})
         return True
 
+    async def _serve_list(self, scope: Scope, context: RequestContext, send: Send) -> bool:
+        """A device list page whose query is plain (`list_query`), answered as the route
+        answers it, headers in the same order; any other query goes on to the route."""
+        device_type = LIST_TYPES.get(scope["path"])
+        if (
+            device_type is None
+            or scope["method"] != "GET"
+            or context.principal is None
+            or self.deps.devices is None
+        ):
+            return False
+        query = list_query(scope["query_string"])
+        if query is None:
+            return False
+        principal = context.principal
+        data = await device_page_json(
+            self.deps.devices, principal, device_type, None, *query, context.version
+        )
+        now = self.deps.clock.now()
+        body = success_bytes(data, context, principal.environment.value, now)
+        headers = [
+            (b"content-length", str(len(body)).encode()),
+            (b"content-type", JSON.encode()),
+            (b"x-request-id", context.request_id.encode()),
+            *context.rate_limit_headers,
+            *self.version_headers[context.version],
+        ]
+        context.status, context.route = 200, scope["path"]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
+        return True
+
     def _routed(self, scope: Scope) -> bool:
         """Whether a route takes this method at this path: a request none takes gets the
         router's 404 or 405, whatever its body holds."""
@@ -298,6 +337,25 @@ class Gateway:
         )
         response = failure_response(error, context, scope["path"], self.deps.clock, extra)
         await response(scope, receive, send)
+
+
+def list_query(query: bytes) -> tuple[int, int] | None:
+    """`offset` and `limit` of a list query made only of those two, each once, in decimal
+    digits and in range; None for anything else (the route validates and words it)."""
+    found = {b"offset": 0, b"limit": DEFAULT_LIMIT}
+    if not query:
+        return found[b"offset"], found[b"limit"]
+    seen: set[bytes] = set()
+    for part in query.split(b"&"):
+        name, equals, value = part.partition(b"=")
+        if name not in found or name in seen or not equals or not value.isdigit():
+            return None
+        seen.add(name)
+        found[name] = int(value[:8]) if len(value) <= 8 else MAX_OFFSET + 1
+    offset, limit = found[b"offset"], found[b"limit"]
+    if offset > MAX_OFFSET or not 1 <= limit <= MAX_LIMIT:
+        return None
+    return offset, limit
 
 
 def _with_headers(

@@ -81,6 +81,23 @@ def first_pages(offset: int, limit: int, types: Sequence[Any]) -> bool:
     return len(types) <= 1 and offset + limit <= paging.WALK_LIMIT
 
 
+_ASYNCPG_LISTINGS: dict[tuple[bool, bool], tuple[str, tuple[str, ...]]] = {}
+
+
+def _asyncpg_listing(
+    connection: AsyncConnection, variant: tuple[bool, bool]
+) -> tuple[str, tuple[str, ...]]:
+    """A listing's SQL as asyncpg takes it, and its parameters' names in `$n` order.
+    Sent on the driver's connection: no statement to build or result to adapt, and outside
+    a transaction (one statement reads one snapshot) no BEGIN and COMMIT round trips."""
+    found = _ASYNCPG_LISTINGS.get(variant)
+    if found is None:
+        compiled = _LISTINGS[variant].compile(dialect=connection.dialect)
+        names = tuple(compiled.positiontup or ())
+        found = _ASYNCPG_LISTINGS[variant] = (str(compiled), names)
+    return found
+
+
 async def near_page(
     connection: AsyncConnection,
     account_id: str,
@@ -104,8 +121,14 @@ async def near_page(
         params["type"] = device_type
     if user_id is not None:
         params["user_id"] = user_id
-    statement = _LISTINGS[(device_type is not None, user_id is not None)]
-    rows = [tuple(row) for row in await connection.execute(statement, params)]
+    variant = (device_type is not None, user_id is not None)
+    if connection.dialect.name == "postgresql":
+        sql, names = _asyncpg_listing(connection, variant)
+        raw = await connection.get_raw_connection()
+        driver: Any = raw.driver_connection
+        rows = [tuple(r) for r in await driver.fetch(sql, *(params[n] for n in names))]
+    else:
+        rows = [tuple(row) for row in await connection.execute(_LISTINGS[variant], params)]
     if not rows:  # past the end: fewer than `offset` match (all counted), or exactly so
         if offset == 0:
             return [], 0

@@ -8,11 +8,14 @@ from fastapi import APIRouter, Path, Query
 from starlette.responses import Response
 
 from energyhub.api.deps import Caller, Context, Services
-from energyhub.api.envelope import device_listing_response, success_response
+from energyhub.api.envelope import device_listing_response, listing_json, success_response
 from energyhub.api.representations import device_body, list_item_json, pagination, vehicle_body
 from energyhub.api.schemas import BatteryDevice, Envelope, EvChargerDevice, Page, Vehicle
+from energyhub.domain.accounts import Principal
 from energyhub.domain.capabilities import DeviceType
 from energyhub.domain.devices import CacheType
+from energyhub.domain.versions import ApiVersion
+from energyhub.services.devices import DeviceService
 
 router = APIRouter()
 
@@ -20,8 +23,11 @@ DeviceId = Annotated[str, Path(min_length=1, max_length=64)]
 Expedite = Annotated[
     bool, Query(description="Serve state no older than 1 minute (else 15 minutes).")
 ]
-Offset = Annotated[int, Query(ge=0, le=1_000_000)]
-Limit = Annotated[int, Query(ge=1, le=50)]
+MAX_OFFSET = 1_000_000
+MAX_LIMIT = 50
+DEFAULT_LIMIT = 10
+Offset = Annotated[int, Query(ge=0, le=MAX_OFFSET)]
+Limit = Annotated[int, Query(ge=1, le=MAX_LIMIT)]
 UserFilter = Annotated[str | None, Query(alias="userId", max_length=200)]
 
 
@@ -40,6 +46,22 @@ async def _read(
     return success_response(body, context, caller.environment.value, services.clock)
 
 
+async def device_page_json(
+    devices: DeviceService,
+    principal: Principal,
+    device_type: DeviceType,
+    user_id: str | None,
+    offset: int,
+    limit: int,
+    version: ApiVersion,
+) -> bytes:
+    """A device list page's `data` JSON in `version`: the route's, and the gateway's for a
+    plain query (`gateway.list_query`)."""
+    page = await devices.list_page(principal, [device_type], user_id, offset, limit)
+    items = [list_item_json(d, page.vehicles.get(d.id), version) for d in page.devices]
+    return listing_json(items, pagination(offset, limit, page.total))
+
+
 async def _list(
     services: Services,
     context: Context,
@@ -49,16 +71,10 @@ async def _list(
     offset: int,
     limit: int,
 ) -> Response:
-    page = await services.devices.list_page(caller, [device_type], user_id, offset, limit)
-    version = context.version
-    items = [list_item_json(d, page.vehicles.get(d.id), version) for d in page.devices]
-    return device_listing_response(
-        items,
-        pagination(offset, limit, page.total),
-        context,
-        caller.environment.value,
-        services.clock,
+    data = await device_page_json(
+        services.devices, caller, device_type, user_id, offset, limit, context.version
     )
+    return device_listing_response(data, context, caller.environment.value, services.clock)
 
 
 @router.get(
@@ -92,7 +108,7 @@ async def list_batteries(
     caller: Caller,
     user_id: UserFilter = None,
     offset: Offset = 0,
-    limit: Limit = 10,
+    limit: Limit = DEFAULT_LIMIT,
 ) -> Response:
     """Batteries with their last captured state; never pulls devices."""
     return await _list(services, context, caller, DeviceType.BATTERY, user_id, offset, limit)
@@ -129,7 +145,7 @@ async def list_ev_chargers(
     caller: Caller,
     user_id: UserFilter = None,
     offset: Offset = 0,
-    limit: Limit = 10,
+    limit: Limit = DEFAULT_LIMIT,
 ) -> Response:
     """EV chargers with their last captured state; never pulls devices."""
     return await _list(services, context, caller, DeviceType.EV_CHARGER, user_id, offset, limit)

@@ -122,7 +122,7 @@ async def near_page(
     if user_id is not None:
         params["user_id"] = user_id
     variant = (device_type is not None, user_id is not None)
-    if connection.dialect.name == "postgresql":
+    if connection.dialect.driver == "asyncpg":
         sql, names = _asyncpg_listing(connection, variant)
         raw = await connection.get_raw_connection()
         driver: Any = raw.driver_connection

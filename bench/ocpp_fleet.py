@@ -47,7 +47,7 @@ from ocpp.routing import on
 from ocpp.v16 import ChargePoint, call, call_result
 from websockets.asyncio.client import connect
 
-from energyhub.bootstrap import build_container, secret_keys
+from energyhub.bootstrap import build_container, secret_key_file, secret_keys
 from energyhub.config import Settings
 from energyhub.domain.accounts import Environment
 from energyhub.drivers.ocpp import auth, commissioning
@@ -267,6 +267,23 @@ async def _drop(tasks: list[asyncio.Task[None]]) -> None:
         _done, pending = await asyncio.wait(pending, timeout=1)
 
 
+def _key_file(db: Path) -> Path:
+    return secret_key_file(Settings(database_url=f"sqlite+aiosqlite:///{db}"))
+
+
+def _copy_secret_key(source: Path, target: Path) -> None:
+    """The template keeps the credential key its chargers' password proofs were made with:
+    without it the service generates a new one, no proof holds, and the cold storm costs a
+    scrypt run per charger again."""
+    if not source.exists():
+        print(
+            f"no credential key at {source}: the cold storm runs scrypt (make the template again)"
+        )
+        return
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(source, target)
+
+
 async def main(args: argparse.Namespace) -> None:
     workdir = Path(tempfile.mkdtemp(prefix="ocpp-fleet-"))
     db = workdir / "fleet.db"
@@ -274,6 +291,7 @@ async def main(args: argparse.Namespace) -> None:
     template = Path(args.template) if args.template else None
     if template is not None and template.exists():
         shutil.copyfile(template, db)
+        _copy_secret_key(template.with_suffix(".key"), _key_file(db))
         key, fleet = json.loads(template.with_suffix(".json").read_text())
         fleet = [tuple(charger) for charger in fleet]
         print(f"{len(fleet)} commissioned chargers copied from {template}")
@@ -282,6 +300,7 @@ async def main(args: argparse.Namespace) -> None:
         print(f"commissioned {len(fleet)} chargers in {time.perf_counter() - t0:.1f} s")
         if template is not None:
             shutil.copyfile(db, template)
+            _copy_secret_key(_key_file(db), template.with_suffix(".key"))
             template.with_suffix(".json").write_text(json.dumps([key, fleet]))
     port = _free_port()
     env = {

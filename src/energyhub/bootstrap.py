@@ -502,6 +502,7 @@ def server_config(
     from energyhub.drivers.ocpp.central_system import OcppSettings
     from energyhub.drivers.ocpp.keepalive import server_options
 
+    ocpp = OcppSettings()
     return uvicorn.Config(
         app,
         host=host,
@@ -511,5 +512,5 @@ def server_config(
         log_level=settings.log_level.lower(),
         access_log=False,
         log_config=log_config,
-        **server_options(OcppSettings().ping_s),
+        **server_options(ocpp.ping_s, max_message_bytes=ocpp.max_message_bytes),
     )

@@ -7,11 +7,14 @@ not come within `ping_s` (uvicorn's keepalive)."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import Any
 
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from websockets.http11 import Request
+
+MAX_MESSAGE_BYTES = 1024 * 1024  # uvicorn's default is 16 MiB a message
 
 PEER_ACTIVITY = "energyhub.peer_activity"  # the ASGI scope extension a `PeerActivity` is under
 
@@ -30,13 +33,53 @@ class PeerActivity:
             self.listener()
 
 
+class _Inbox:
+    """The ASGI receive queue of a connection, as uvicorn uses it (`put_nowait`, `get`,
+    `empty`): uvicorn stops reading after each message until the application takes it, so
+    it holds a message or two; an `asyncio.Queue` costs four deques and an event (~2.3 KB)
+    per connection, for days."""
+
+    __slots__ = ("_items", "_waiter")
+
+    def __init__(self) -> None:
+        self._items: list[Any] = []
+        self._waiter: asyncio.Future[None] | None = None
+
+    def put_nowait(self, item: Any) -> None:
+        self._items.append(item)
+        if self._waiter is not None and not self._waiter.done():
+            self._waiter.set_result(None)
+
+    def empty(self) -> bool:
+        return not self._items
+
+    async def get(self) -> Any:
+        while not self._items:
+            self._waiter = asyncio.get_running_loop().create_future()
+            try:
+                await self._waiter
+            finally:
+                self._waiter = None
+        return self._items.pop(0)
+
+
 class PeerActivityProtocol(WebSocketsSansIOProtocol):
     """uvicorn's websocket protocol (the one it picks by default) with a `PeerActivity`
-    in each connection's scope."""
+    in each connection's scope, a lighter receive queue, and no handshake kept once it is
+    answered (uvicorn keeps the request and the response, headers and all, for the
+    connection's life)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.activity = PeerActivity()
+        self.queue = _Inbox()  # type: ignore[assignment]
+
+    async def send(self, message: Any) -> None:
+        await super().send(message)
+        if self.handshake_complete and getattr(self, "response", None) is not None:
+            # websockets' parser keeps the request object for the connection's life too
+            self.request.headers.clear()
+            self.request = self.response = None  # type: ignore[assignment]
 
     def handle_connect(self, event: Request) -> None:
         super().handle_connect(event)
@@ -49,13 +92,20 @@ class PeerActivityProtocol(WebSocketsSansIOProtocol):
         super().data_received(data)
 
 
-def server_options(ping_s: float, pong_timeout_s: float | None = None) -> dict[str, Any]:
+def server_options(
+    ping_s: float,
+    pong_timeout_s: float | None = None,
+    max_message_bytes: int = MAX_MESSAGE_BYTES,
+) -> dict[str, Any]:
     """The uvicorn options that give the central system WebSocket-level liveness; the pong
     may take `ping_s` unless told otherwise. No permessage-deflate: OCPP frames are small,
     and a connection that compresses keeps a zlib compressor and decompressor (~40 KB, about
-    as much again as the rest of a charger's connection) for as long as it lives."""
+    as much again as the rest of a charger's connection) for as long as it lives. A message
+    over `max_message_bytes` closes its connection (1009): no charger makes the server
+    buffer 16 MiB."""
     return {
         "ws": PeerActivityProtocol,
+        "ws_max_size": max_message_bytes,
         "ws_per_message_deflate": False,
         "ws_ping_interval": ping_s,
         "ws_ping_timeout": ping_s if pong_timeout_s is None else pong_timeout_s,

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-LOADED_ON_USE = ("cryptography", "aiohttp", "asyncpg", "ocpp", "pymodbus", "argon2")
+LOADED_ON_USE = ("cryptography", "aiohttp", "asyncpg", "ocpp", "pymodbus", "argon2", "limits")
 
 PROBE = """
 import asyncio, sys

@@ -15,10 +15,6 @@ from datetime import timedelta
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from limits import parse
-from limits.storage import MemoryStorage
-from limits.strategies import MovingWindowRateLimiter
-
 from energyhub.domain.clock import Clock
 from energyhub.domain.members import (
     SESSION_LIFETIME,
@@ -32,8 +28,10 @@ from energyhub.domain.members import (
 from energyhub.ports.members import MembersUnitOfWorkFactory
 from energyhub.services.ids import prefixed_id
 
-if TYPE_CHECKING:  # argon2 loads with the first sign-in or new member
+if TYPE_CHECKING:  # argon2 loads with the first sign-in or new member, limits with a sign-in
     from argon2 import PasswordHasher
+    from limits import RateLimitItem
+    from limits.strategies import MovingWindowRateLimiter
 
 SIGN_IN_LIMIT = "10/15 minutes"  # failed sign-ins per e-mail address
 TOUCH_EVERY = timedelta(minutes=1)  # a session's last_seen_at is written at most this often
@@ -68,8 +66,21 @@ class MemberService:
         self._uow = uow
         self._clock = clock
         self._given_hasher = hasher
-        self._throttle = MovingWindowRateLimiter(MemoryStorage())
-        self._limit = parse(SIGN_IN_LIMIT)
+
+    @cached_property
+    def _throttle(self) -> MovingWindowRateLimiter:
+        """The sign-in throttle; `limits` (~2 MB with what it imports) loads with the first
+        sign-in, not with every process."""
+        from limits.storage import MemoryStorage
+        from limits.strategies import MovingWindowRateLimiter
+
+        return MovingWindowRateLimiter(MemoryStorage())
+
+    @cached_property
+    def _limit(self) -> RateLimitItem:
+        from limits import parse
+
+        return parse(SIGN_IN_LIMIT)
 
     @cached_property
     def _hasher(self) -> PasswordHasher:

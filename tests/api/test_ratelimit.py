@@ -5,12 +5,14 @@ minute's end)."""
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 from collections import Counter
 
 import pytest
+from redis.asyncio import Redis
 
-from energyhub.api.ratelimit import RateLimiter
+from energyhub.api.ratelimit import BLOCK_MAX, RateLimiter
 from energyhub.bootstrap import build_container
 from energyhub.config import Settings
 from energyhub.domain.accounts import Environment, Principal
@@ -140,3 +142,76 @@ async def test_the_redis_window_slides_as_the_one_in_process(redis_url: str) -> 
         assert passed <= 3, "a fixed window would let all 10 through"
     finally:
         await limiter.aclose()
+
+
+async def _script_calls(client: Redis) -> int:
+    """How many scripts Redis has run (every caller's: these tests run alone on it)."""
+    stats = await client.info("commandstats")
+    return sum(
+        int(stats.get(f"cmdstat_{name}", {}).get("calls", 0)) for name in ("evalsha", "eval")
+    )
+
+
+async def test_far_from_the_limit_a_process_asks_redis_once_a_block(redis_url: str) -> None:
+    limiter = RateLimiter(redis_url, {Environment.SANDBOX: 1_000_000})
+    client = Redis.from_url(redis_url)
+    key = _principal(f"key_{time.time_ns()}")
+    try:
+        before = await _script_calls(client)
+        decisions = [await limiter.hit(key) for _ in range(1_000)]
+        asked = await _script_calls(client) - before
+        counted = await client.hget(f"energyhub:ratelimit:sandbox:{key.key_id}", "c")
+    finally:
+        await limiter.aclose()
+        await client.aclose()
+    assert all(d.allowed for d in decisions)
+    # the first asks alone (how much is left is not known yet), then blocks of BLOCK_MAX
+    assert asked <= 1 + math.ceil(999 / BLOCK_MAX) + 1, asked
+    assert 1_000 <= int(counted) < 1_000 + BLOCK_MAX  # what passed is counted before it does
+    remaining = [d.remaining for d in decisions]
+    assert remaining == sorted(remaining, reverse=True)  # and the headers count down
+
+
+async def test_processes_with_blocks_never_let_more_than_the_limit_through(
+    redis_url: str,
+) -> None:
+    limit = 2_000
+    processes = [RateLimiter(redis_url, {Environment.SANDBOX: limit}) for _ in range(2)]
+    key = _principal(f"key_{time.time_ns()}")
+    try:
+        passed = 0
+        for _ in range(30):  # 3,000 requests, 50 at once to each process
+            decisions = await asyncio.gather(
+                *(process.hit(key) for process in processes for _ in range(50))
+            )
+            passed += sum(d.allowed for d in decisions)
+    finally:
+        for process in processes:
+            await process.aclose()
+    # near the limit blocks shrink to one request and every request asks Redis: both
+    # processes used what they had reserved, so exactly the limit passed
+    assert passed == limit
+
+
+async def test_a_blocks_unused_requests_are_given_back_when_its_window_ends(
+    redis_url: str,
+) -> None:
+    limiter = RateLimiter(redis_url, {Environment.SANDBOX: 100_000}, period_s=1)
+    client = Redis.from_url(redis_url)
+    key = _principal(f"key_{time.time_ns()}")
+    stored = f"energyhub:ratelimit:sandbox:{key.key_id}"
+    try:
+        for _ in range(100):  # into the first half of a 1 s window (Redis's clock is ours)
+            if time.time() % 1 < 0.5:
+                break
+            await asyncio.sleep(0.01)
+        assert all([(await limiter.hit(key)).allowed for _ in range(5)])
+        reserved = int(await client.hget(stored, "c"))
+        assert reserved > 5, "the second request reserved a block"
+        await asyncio.sleep(1.1 - time.time() % 1)  # 0.1 s into the next window
+        assert (await limiter.hit(key)).allowed
+        previous = int(await client.hget(stored, "p"))
+    finally:
+        await limiter.aclose()
+        await client.aclose()
+    assert previous == 5, f"the last window counts what passed, not the {reserved} reserved"

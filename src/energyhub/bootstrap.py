@@ -4,6 +4,7 @@ the app from Settings."""
 from __future__ import annotations
 
 import copy
+import gc
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -397,17 +398,29 @@ def _sandbox_sessions(
     return sessions_between(SandboxCharger.of(device), start, end, now)
 
 
+def freeze_startup_heap() -> None:
+    """Takes what a process built to start (modules, the app, the container: ~150,000
+    objects) out of the cyclic garbage collector's full passes. Each such pass walked them
+    all, ~120 ms of a serving process stopped every few seconds under load (p99 of cached
+    reads 80-100 ms with Redis, 6 ms once frozen). Objects freed by their reference count
+    are freed as before; only cycles among the frozen ones would stay."""
+    gc.collect()
+    gc.freeze()
+
+
 def build_app(
     container: Container,
     *,
     serving: bool = False,
     workers: bool = True,
     main_address: str | None = None,
+    freeze_heap: bool = False,
 ) -> ASGIApp:
     """The app. When `serving`, its lifespan runs the background workers (unless not
     `workers`: `serve --no-workers`) and closes the container at shutdown (before uvicorn
-    re-raises a captured Ctrl-C). `main_address` is where the sandbox listener sends live
-    keys."""
+    re-raises a captured Ctrl-C); with `freeze_heap` too (a process of its own, not a
+    test's), it ends its start with `freeze_startup_heap`. `main_address` is where the
+    sandbox listener sends live keys."""
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -416,6 +429,8 @@ def build_app(
             if workers:
                 container.start_workers()
             container.ocpp.start()
+            if freeze_heap:
+                freeze_startup_heap()
         try:
             yield
         finally:

@@ -16,6 +16,7 @@ from energyhub.bootstrap import (
     Container,
     build_app,
     build_container,
+    freeze_startup_heap,
     serve_http,
     server_config,
 )
@@ -91,7 +92,13 @@ def serve(
             app_id = listed[0][0].app_id if len(listed) == 1 else None
             _tell(serve_banner(settings, main_address, app_id))
             config = server_config(
-                build_app(container, serving=True, workers=workers, main_address=main_address),
+                build_app(
+                    container,
+                    serving=True,
+                    workers=workers,
+                    main_address=main_address,
+                    freeze_heap=True,
+                ),
                 settings,
                 host=host,
                 port=port,
@@ -118,6 +125,7 @@ def worker() -> None:
         _name_database(settings)
         try:
             container.start_workers()
+            freeze_startup_heap()
             _tell(f"energyhub worker {container.worker.owner} running")
             await asyncio.Event().wait()  # until interrupted
         finally:

@@ -7,12 +7,13 @@ not come within `ping_s` (uvicorn's keepalive)."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from typing import Any
 
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from websockets.http11 import Request
+
+from energyhub.drivers.ocpp.small_queue import SmallQueue
 
 MAX_MESSAGE_BYTES = 1024 * 1024  # uvicorn's default is 16 MiB a message
 
@@ -33,36 +34,6 @@ class PeerActivity:
             self.listener()
 
 
-class _Inbox:
-    """The ASGI receive queue of a connection, as uvicorn uses it (`put_nowait`, `get`,
-    `empty`): uvicorn stops reading after each message until the application takes it, so
-    it holds a message or two; an `asyncio.Queue` costs four deques and an event (~2.3 KB)
-    per connection, for days."""
-
-    __slots__ = ("_items", "_waiter")
-
-    def __init__(self) -> None:
-        self._items: list[Any] = []
-        self._waiter: asyncio.Future[None] | None = None
-
-    def put_nowait(self, item: Any) -> None:
-        self._items.append(item)
-        if self._waiter is not None and not self._waiter.done():
-            self._waiter.set_result(None)
-
-    def empty(self) -> bool:
-        return not self._items
-
-    async def get(self) -> Any:
-        while not self._items:
-            self._waiter = asyncio.get_running_loop().create_future()
-            try:
-                await self._waiter
-            finally:
-                self._waiter = None
-        return self._items.pop(0)
-
-
 class PeerActivityProtocol(WebSocketsSansIOProtocol):
     """uvicorn's websocket protocol (the one it picks by default) with a `PeerActivity`
     in each connection's scope, a lighter receive queue, and no handshake kept once it is
@@ -72,7 +43,7 @@ class PeerActivityProtocol(WebSocketsSansIOProtocol):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.activity = PeerActivity()
-        self.queue = _Inbox()  # type: ignore[assignment]
+        self.queue = SmallQueue()  # type: ignore[assignment]
 
     async def send(self, message: Any) -> None:
         await super().send(message)

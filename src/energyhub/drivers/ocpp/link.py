@@ -19,6 +19,7 @@ from energyhub.domain.clock import Clock
 from energyhub.domain.errors import DeviceOffline, DeviceRejected, DeviceTimeout
 from energyhub.domain.readings import DriverError
 from energyhub.drivers.ocpp.keepalive import PEER_ACTIVITY, PeerActivity
+from energyhub.drivers.ocpp.small_queue import SmallQueue
 from energyhub.drivers.ocpp.station import CallNotSupported, Station
 
 log = logging.getLogger(__name__)
@@ -99,7 +100,7 @@ class LinkCalls:
         )
         # what the package builds per connection, made lighter (a fleet holds thousands)
         self.route_map = _BoundRoutes(self)
-        self._response_queue = _Responses()
+        self._response_queue = SmallQueue()
         self.closed = asyncio.Event()
         self.clock = clock
         self.connection = connection
@@ -171,31 +172,6 @@ class _BoundRoutes:
             option: value if option == "_skip_schema_validation" else getattr(self._owner, value)
             for option, value in names.items()
         }
-
-
-class _Responses:
-    """The answers to our calls, as `ChargePoint._response_queue` (`put_nowait`, `get`): an
-    `asyncio.Queue` holds three deques (~2.3 KB) per connection for at most one item."""
-
-    __slots__ = ("_items", "_waiter")
-
-    def __init__(self) -> None:
-        self._items: list[Any] = []
-        self._waiter: asyncio.Future[None] | None = None
-
-    def put_nowait(self, item: Any) -> None:
-        self._items.append(item)
-        if self._waiter is not None and not self._waiter.done():
-            self._waiter.set_result(None)
-
-    async def get(self) -> Any:
-        while not self._items:
-            self._waiter = asyncio.get_running_loop().create_future()
-            try:
-                await self._waiter
-            finally:
-                self._waiter = None
-        return self._items.pop(0)
 
 
 def require_accepted(status: Any, what: str) -> None:

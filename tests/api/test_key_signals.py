@@ -6,6 +6,7 @@ the cache's time runs out; with it, at once."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -64,9 +65,22 @@ class Member:
         return None
 
 
-async def two_processes(api: Api, *, joined: bool) -> tuple[AccountService, AccountService]:
+@pytest.fixture
+async def made(api: Api) -> AsyncIterator[list[AccountService]]:
+    """The account services a test makes: their last-use writes end before the database
+    closes (a write left running held a connection past the test)."""
+    services: list[AccountService] = []
+    yield services
+    for service in services:
+        await service.usage.flush()
+
+
+async def two_processes(
+    api: Api, made: list[AccountService], *, joined: bool
+) -> tuple[AccountService, AccountService]:
     first = AccountService(api.container.uow, api.clock, LONG_TTL_S)
     second = AccountService(api.container.uow, api.clock, LONG_TTL_S)
+    made += [first, second]
     if joined:
         channel = Channel()
         first.follow(channel.member())
@@ -75,8 +89,10 @@ async def two_processes(api: Api, *, joined: bool) -> tuple[AccountService, Acco
 
 
 @pytest.mark.parametrize("joined", [True, False], ids=["with the channel", "without it"])
-async def test_a_key_revoked_in_one_process_is_refused_by_the_other(api: Api, joined: bool) -> None:
-    first, second = await two_processes(api, joined=joined)
+async def test_a_key_revoked_in_one_process_is_refused_by_the_other(
+    api: Api, made: list[AccountService], joined: bool
+) -> None:
+    first, second = await two_processes(api, made, joined=joined)
     account = await first.create_account("acme")
     created = await first.create_key(account.id, Environment.SANDBOX)
     assert (await second.authenticate(created.key)).account_id == account.id  # now cached
@@ -91,9 +107,9 @@ async def test_a_key_revoked_in_one_process_is_refused_by_the_other(api: Api, jo
 
 
 async def test_a_key_moved_to_another_version_answers_in_it_in_the_other_process(
-    api: Api,
+    api: Api, made: list[AccountService]
 ) -> None:
-    first, second = await two_processes(api, joined=True)
+    first, second = await two_processes(api, made, joined=True)
     account = await first.create_account("acme")
     created = await first.create_key(account.id, Environment.LIVE)
     assert (await second.authenticate(created.key)).api_version is ApiVersion.V1
@@ -155,10 +171,11 @@ class _HeldAccounts:
 
 @pytest.mark.parametrize("after", ["a new request", "a request joining the held lookup"])
 async def test_a_lookup_under_way_at_a_revocation_does_not_keep_the_key_alive(
-    api: Api, after: str
+    api: Api, made: list[AccountService], after: str
 ) -> None:
     held = HeldLookup(api.container.uow)
     accounts = AccountService(held, api.clock, LONG_TTL_S)
+    made.append(accounts)
     account = await accounts.create_account("acme")
     created = await accounts.create_key(account.id, Environment.SANDBOX)
     before = asyncio.ensure_future(accounts.authenticate(created.key))

@@ -12,7 +12,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 CLK_TCK = os.sysconf("SC_CLK_TCK")
@@ -112,3 +112,43 @@ def wait_healthy(
         time.sleep(0.1)
     tail = log.read_text(errors="replace")[-3000:]
     raise BenchError(f"{base}/healthz never answered 200; last output:\n{tail}")
+
+
+CGROUP_V1_CPU = Path("/sys/fs/cgroup/cpu")
+CGROUP_V2 = Path("/sys/fs/cgroup")
+CFS_PERIOD_US = 100_000
+
+
+def _cpu_cgroup_root() -> tuple[Path, bool]:
+    """Where a CPU-limited group can be made, and whether it is cgroup v2 (`cpu.max`) or v1
+    (`cpu.cfs_quota_us`)."""
+    controllers = CGROUP_V2 / "cgroup.controllers"
+    if controllers.exists() and "cpu" in controllers.read_text().split():
+        return CGROUP_V2, True
+    if (CGROUP_V1_CPU / "cpu.cfs_quota_us").exists():
+        return CGROUP_V1_CPU, False
+    raise BenchError("no writable cgroup CPU controller: run without --cpu-budget")
+
+
+@contextmanager
+def cpu_budget(pid: int, cores: float, name: str) -> Iterator[None]:
+    """Holds process `pid` (and what it starts) to `cores` of CPU time with a cgroup quota,
+    as if it had that share of a machine of its own; needs root. On leaving, the process
+    goes back to the root group and the group is removed."""
+    root, v2 = _cpu_cgroup_root()
+    group = root / f"energyhub-bench-{os.getpid()}-{name}"
+    group.mkdir()
+    quota = int(cores * CFS_PERIOD_US)
+    try:
+        if v2:
+            (group / "cpu.max").write_text(f"{quota} {CFS_PERIOD_US}")
+        else:
+            (group / "cpu.cfs_period_us").write_text(str(CFS_PERIOD_US))
+            (group / "cpu.cfs_quota_us").write_text(str(quota))
+        (group / "cgroup.procs").write_text(str(pid))
+        yield
+    finally:
+        for line in (group / "cgroup.procs").read_text().split():
+            with suppress(OSError):  # it ended meanwhile
+                (root / "cgroup.procs").write_text(line)
+        group.rmdir()

@@ -22,6 +22,12 @@ One run on one database of its own (`energyhub_bench_scale_<random>` on the serv
    for pushes the worker's too, whichever of them take the load. Each round also gives
    PostgreSQL's CPU and how busy the whole machine was: a round with the machine's cores
    all busy is bound by them, and a second process cannot raise its rate.
+   `--cpu-budget C` holds each API and bare process to C of a core (a cgroup CPU quota;
+   root only; the worker, PostgreSQL and `wrk` are not held), as if each process had its
+   own share of a larger machine: on two cores the load generator, PostgreSQL and one
+   unheld process already keep both cores busy, so only held processes show whether a
+   second process adds what the first gives, or whether something they share (the
+   database, a lock, the worker) stops it.
    Then `pgbench` as `bench/push.py` runs it (its own tables in the same database).
 2. Dispatch lateness: `bench/push.py`'s scheduler step on the second account, its API
    process started with `--no-workers` beside an `energyhub worker`: `--scheduled` pushes
@@ -39,7 +45,7 @@ service answers anything unexpected. Needs `wrk` and the PostgreSQL client tools
 
 Run: `.venv/bin/python bench/scale.py [--read-devices 1000] [--push-devices 6000]
 [--connections 32] [--duration 10] [--rounds 3] [--scheduled 10000] [--spread 60]
-[--routed-pushes 400]`
+[--routed-pushes 400] [--cpu-budget 0.3]`
 """
 
 from __future__ import annotations
@@ -66,6 +72,7 @@ import push
 import routing
 from _processes import (
     BenchError,
+    cpu_budget,
     cpu_seconds,
     free_port,
     http_get,
@@ -251,6 +258,8 @@ def reads_and_pushes(
             port, log = free_port(), tmp / f"api-{i}.log"
             argv = [energyhub, "serve", "--no-demo", "--no-workers", "--port", str(port)]
             proc = stack.enter_context(running(argv, env, log, f"api {i}"))
+            if args.cpu_budget:
+                stack.enter_context(cpu_budget(proc.pid, args.cpu_budget, f"api-{i}"))
             wait_healthy(f"http://127.0.0.1:{port}", proc, log)
             apis.append((f"http://127.0.0.1:{port}", proc.pid))
         if worker.poll() is not None:
@@ -268,6 +277,8 @@ def reads_and_pushes(
             argv = [sys.executable, str(BENCH_DIR / "bare_app.py"), "--port", str(port)]
             argv += ["--body-bytes", str(body_bytes)]
             proc = stack.enter_context(running(argv, env, log, f"bare {i}"))
+            if args.cpu_budget:
+                stack.enter_context(cpu_budget(proc.pid, args.cpu_budget, f"bare-{i}"))
             wait_healthy(f"http://127.0.0.1:{port}", proc, log)
             bares.append((f"http://127.0.0.1:{port}", proc.pid))
         if http_get(bares[0][0] + "/battery/x")[0] != 200:
@@ -344,6 +355,11 @@ def report(
         f"Many processes on PostgreSQL ({os.cpu_count()} cores; load average {loads[0]:.1f} "
         f"at the start, {loads[1]:.1f} at the end), medians of {args.rounds} rounds, "
         f"{args.connections} connections in all"
+        + (
+            f"; each API and bare process held to {args.cpu_budget:g} of a core"
+            if args.cpu_budget
+            else ""
+        )
     )
     header = f"{'':<24} {'1 process':>10} {'2 processes':>12} {'2/1':>6}"
     print(header)
@@ -422,6 +438,11 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--scheduled", type=int, default=10_000)
     parser.add_argument("--spread", type=int, default=60, help="seconds their starts span")
     parser.add_argument("--routed-pushes", type=int, default=400, help="of each kind")
+    parser.add_argument(
+        "--cpu-budget",
+        type=float,
+        help="cores each API (and bare) process may use, by a cgroup quota (root only)",
+    )
     parser.add_argument("--keep", action="store_true", help="keep the temp dir (logs)")
     return parser.parse_args()
 

@@ -214,12 +214,14 @@ async def test_lease_renewals_are_bounded_statements(
         container.webhook_client,
         api.clock,
         cipher=container.cipher,
-        lease=timedelta(seconds=0.4),  # renewed every 0.1 s
+        # renewed every 0.3 s: long enough that a busy machine's pauses (a test run beside
+        # others on two cores) do not let leases lapse while every slot is held
+        lease=timedelta(seconds=1.2),
     )
     run = asyncio.create_task(run_due(sender, "renewing"))
     try:
-        await found.wait_for("t", 42, 10)  # every slot it may use is held
-        await asyncio.wait_for(enough.wait(), 10)  # a few rounds of renewals
+        await found.wait_for("t", 42, 20)  # every slot it may use is held
+        await asyncio.wait_for(enough.wait(), 20)  # a few rounds of renewals
     finally:
         found.release.set()
         await asyncio.wait_for(run, 30)

@@ -20,7 +20,7 @@ from energyhub.persistence.engine import create_engine, migrate
 from energyhub.persistence.tables import actions, webhook_deliveries, webhook_endpoints
 from energyhub.persistence.tables import webhook_events as events_table
 from energyhub.persistence.uow import SqlUnitOfWork
-from tests.integration.test_list_paging import ENV, _action, _insert, _setup
+from tests.integration.test_list_paging import ENV, _action, _delivery, _insert, _setup
 from tests.integration.test_repositories import T0
 
 DUE = T0 + timedelta(hours=1)
@@ -51,24 +51,6 @@ def _event(n: int, deliver_after: Any, fanned_out_at: Any = None) -> dict[str, A
     )
 
 
-def _delivery(n: int, next_at: Any, lease: Any = None) -> dict[str, Any]:
-    return dict(
-        id=f"dlv_{n}",
-        event_id=f"evt_d{n}",
-        endpoint_id="we_1",
-        account_id="acc_1",
-        environment=ENV,
-        event_type="push.completed",
-        body="{}",
-        status="pending" if next_at else "succeeded",
-        attempts=[],
-        next_attempt_at=next_at,
-        lease_until=lease,
-        created_at=T0,
-        updated_at=T0,
-    )
-
-
 async def test_the_webhook_senders_poll_finds_the_earliest_of_each_kind_of_due_row(
     container: Container,
 ) -> None:
@@ -80,10 +62,12 @@ async def test_the_webhook_senders_poll_finds_the_earliest_of_each_kind_of_due_r
     await _insert(container, events_table, [_event(1, DUE + timedelta(minutes=9))])
     await _insert(container, events_table, [_event(2, DUE - timedelta(hours=1), T0)])  # done
     assert await poll() == DUE + timedelta(minutes=9)  # an event to fan out
-    await _insert(container, webhook_deliveries, [_delivery(1, DUE + timedelta(minutes=7))])
+    await _insert(
+        container, webhook_deliveries, [_delivery(1, DUE + timedelta(minutes=7), event_id="evt_d1")]
+    )
     assert await poll() == DUE + timedelta(minutes=7)  # a delivery to attempt
-    held = _delivery(2, DUE + timedelta(minutes=1), lease=DUE + timedelta(minutes=5))
-    await _insert(container, webhook_deliveries, [held, _delivery(3, None, DUE)])
+    held = _delivery(2, DUE + timedelta(minutes=1), DUE + timedelta(minutes=5), "evt_d2")
+    await _insert(container, webhook_deliveries, [held, _delivery(3, None, DUE, "evt_d3")])
     assert await poll() == DUE + timedelta(minutes=5)  # a held one, at its lease's end
     await _insert(container, events_table, [_event(3, DUE + timedelta(minutes=2))])
     assert await poll() == DUE + timedelta(minutes=2)

@@ -52,6 +52,27 @@ def _action(n: int, **overrides: Any) -> dict[str, Any]:
     return values
 
 
+def _delivery(
+    n: int, next_at: Any, lease: Any = None, event_id: str | None = None
+) -> dict[str, Any]:
+    """A delivery row of endpoint `we_1`: pending while it has a `next_at`."""
+    return dict(
+        id=f"dlv_{n}",
+        event_id=event_id or f"evt_{n}",
+        endpoint_id="we_1",
+        account_id="acc_1",
+        environment=ENV,
+        event_type="push.completed",
+        body="{}",
+        status="pending" if next_at else "succeeded",
+        attempts=[],
+        next_attempt_at=next_at,
+        lease_until=lease,
+        created_at=T0,
+        updated_at=T0,
+    )
+
+
 async def _insert(container: Container, table: Any, rows: list[dict[str, Any]]) -> None:
     async with container.engine.begin() as connection:
         await connection.execute(insert(table), rows)
@@ -182,31 +203,14 @@ async def test_the_next_due_polls_find_what_min_over_every_row_found(
         ],
     )
 
-    def delivery(n: int, next_at: Any, lease: Any) -> dict[str, Any]:
-        return dict(
-            id=f"dlv_{n}",
-            event_id=f"evt_{n}",
-            endpoint_id="we_1",
-            account_id="acc_1",
-            environment=ENV,
-            event_type="push.completed",
-            body="{}",
-            status="pending" if next_at else "succeeded",
-            attempts=[],
-            next_attempt_at=next_at,
-            lease_until=lease,
-            created_at=T0,
-            updated_at=T0,
-        )
-
     await _insert(
         container,
         webhook_deliveries,
         [
-            delivery(1, due + timedelta(minutes=4), due + timedelta(minutes=6)),  # held: 6
-            delivery(2, due + timedelta(minutes=5), None),
-            delivery(3, due + timedelta(minutes=3), due + timedelta(minutes=1)),  # lapsed: 3
-            delivery(4, None, due - timedelta(minutes=9)),  # done
+            _delivery(1, due + timedelta(minutes=4), due + timedelta(minutes=6)),  # held: 6
+            _delivery(2, due + timedelta(minutes=5), None),
+            _delivery(3, due + timedelta(minutes=3), due + timedelta(minutes=1)),  # lapsed: 3
+            _delivery(4, None, due - timedelta(minutes=9)),  # done
         ],
     )
     async with container.uow() as tx:
@@ -214,7 +218,7 @@ async def test_the_next_due_polls_find_what_min_over_every_row_found(
     await _insert(
         container,
         webhook_deliveries,
-        [delivery(5, due - timedelta(minutes=2), due + timedelta(seconds=30))],
+        [_delivery(5, due - timedelta(minutes=2), due + timedelta(seconds=30))],
     )
     async with container.uow() as tx:
         assert await tx.webhooks.next_due_at() == due + timedelta(seconds=30)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import random
 import secrets
 import socket
 from collections.abc import AsyncIterator, Coroutine, Iterator
@@ -29,7 +28,7 @@ from energyhub.domain.webhook_reach import IPAddress
 from energyhub.persistence.engine import create_engine, migrate
 from energyhub.persistence.tables import metadata
 from tests import network_guard
-from tests.support import FUZZ_REPORT, SEED_ENV, Api, open_api
+from tests.support import Api, open_api
 
 POSTGRES_ENV = "ENERGYHUB_TEST_POSTGRES_URL"
 REDIS_ENV = "ENERGYHUB_TEST_REDIS_URL"
@@ -38,78 +37,6 @@ DEFAULT_REDIS = "redis://127.0.0.1:6379/15"
 START = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
 
 network_guard.install()
-
-FUZZ_FILE = "tests/api/test_openapi_schemathesis.py"
-REDIS_MARKS = ("redis_url", "mark.redis")  # a test file that names one uses the Redis server
-
-
-def pytest_configure(config: pytest.Config) -> None:
-    """Draws the API fuzz's seed once for the run when it is not given: pytest-xdist's
-    workers are started after this and inherit it, so that one seed replays the whole run."""
-    if not os.environ.get(SEED_ENV):
-        os.environ[SEED_ENV] = str(random.SystemRandom().getrandbits(32))
-
-
-def _scope(root: Path, nodeid: str, redis_files: dict[str, bool]) -> str:
-    """What one pytest-xdist worker runs from start to end, in order: a test file (its tests
-    may share a module's fixture, e.g. one browser and one service, and build on what an
-    earlier one left), all the files on the Redis server together (they share its keys and
-    its server-wide statistics: test_ratelimit counts every caller's scripts), and each of the
-    API fuzz's runs on its own (the longest tests, independent of each other)."""
-    path = nodeid.partition("::")[0]
-    if path == FUZZ_FILE:
-        return nodeid
-    if path not in redis_files:
-        text = (root / path).read_text(encoding="utf-8") if (root / path).is_file() else ""
-        redis_files[path] = any(mark in text for mark in REDIS_MARKS)
-    return "redis" if redis_files[path] else path
-
-
-@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist
-def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
-    """With `-n` (scripts/test passes `-n 2`), whatever `--dist` says but `each`, the workers
-    take the scopes of `_scope` in the order the workers collected them (the API fuzz first,
-    see `pytest_collection_modifyitems`)."""
-    if config.getvalue("dist") == "each":
-        return None
-    from xdist.scheduler import LoadScopeScheduling
-
-    redis_files: dict[str, bool] = {}
-
-    class ScopeScheduling(LoadScopeScheduling):
-        def _split_scope(self, nodeid: str) -> str:
-            return _scope(config.rootpath, nodeid, redis_files)
-
-    config.option.loadscopereorder = False
-    return ScopeScheduling(config, log)
-
-
-def _order(item: pytest.Item) -> int:
-    path = item.nodeid.partition("::")[0]
-    return 0 if path == FUZZ_FILE else 2 if path.startswith("tests/unit/") else 1
-
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """In a pytest-xdist worker: the API fuzz's runs first (one for each worker, the longest
-    tests), the unit tests (many short files) last, to fill the workers' ends evenly."""
-    if os.environ.get("PYTEST_XDIST_WORKER"):
-        items.sort(key=_order)
-
-
-FUZZ_LINES: list[str] = []  # the API fuzz's report: its seed and figures
-
-
-def pytest_runtest_logreport(report: pytest.TestReport) -> None:
-    """Keeps the API fuzz's report lines (a worker's, under pytest-xdist, too)."""
-    if report.when == "teardown":
-        FUZZ_LINES.extend(str(line) for name, line in report.user_properties if name == FUZZ_REPORT)
-
-
-def pytest_terminal_summary(terminalreporter: Any) -> None:
-    if FUZZ_LINES:
-        terminalreporter.section("API fuzz (schemathesis)")
-        for line in FUZZ_LINES:
-            terminalreporter.line(line)
 
 
 @pytest.fixture(autouse=True)

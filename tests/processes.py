@@ -29,55 +29,11 @@ def run_cli(db: Path, *args: str) -> str:
     return done.stdout
 
 
-WORKER_PORTS = 20_000  # first port of pytest-xdist worker gw0's range; gw1's follows, ...
-PORTS_PER_WORKER = 1_000
-_port_cursor: dict[int, int] = {}  # where each range goes on from
-
-
-def _worker_ports() -> range | None:
-    """This pytest-xdist worker's own loopback ports, below the kernel's ephemeral range (which
-    binds to port 0 draw from); None outside xdist or where the range does not leave room."""
-    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
-    if not worker.startswith("gw") or not worker[2:].isdigit():
-        return None
-    try:
-        ephemeral = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
-    except (OSError, ValueError, IndexError):
-        return None
-    first = WORKER_PORTS + int(worker[2:]) * PORTS_PER_WORKER
-    if first + PORTS_PER_WORKER > min(ephemeral, 65_536):
-        return None
-    return range(first, first + PORTS_PER_WORKER)
-
-
-def _bindable(port: int) -> bool:
-    with socket.socket() as probe:
-        try:
-            probe.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-        return True
-
-
 def free_port() -> int:
-    """A loopback port nothing listens on now: for a process to be started on, or for a
-    connection that must be refused. The port is free only until someone binds it: under
-    pytest-xdist each worker takes its ports in turn from a range of its own below the
-    ephemeral ports, so that no other worker's server (bound to port 0, or to a port of this
-    kind) takes one in the moment between this probe and the bind of the process it is for."""
-    ports = _worker_ports()
-    if ports is None:
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            port: int = probe.getsockname()[1]
-            return port
-    cursor = _port_cursor.setdefault(ports.start, ports.start)
-    for step in range(len(ports)):
-        candidate = ports.start + (cursor - ports.start + step) % len(ports)
-        if _bindable(candidate):
-            _port_cursor[ports.start] = candidate + 1
-            return candidate
-    raise RuntimeError(f"no free loopback port in {ports.start}-{ports.stop - 1}")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
 
 
 @dataclass

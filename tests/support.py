@@ -14,9 +14,6 @@ from energyhub.bootstrap import Container, build_app
 from energyhub.domain.accounts import Environment
 from energyhub.domain.clock import FakeClock
 
-SEED_ENV = "ENERGYHUB_TEST_SEED"  # the API fuzz's seed; drawn once a run when not set
-FUZZ_REPORT = "api-fuzz"  # a test's user property: a line the run's summary shows
-
 
 @dataclass
 class Caller:

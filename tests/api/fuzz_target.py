@@ -5,6 +5,7 @@ that cases reach the service's rules instead of a 404 for an id nobody created."
 
 from __future__ import annotations
 
+import socket
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -19,7 +20,6 @@ from energyhub.domain.clock import FakeClock
 from energyhub.domain.sandbox_profiles import PROFILES
 from energyhub.workers.webhook_pump import run_due
 from tests.api.test_linking import AMPERE, VOLTA, Flow
-from tests.processes import free_port
 
 USER = "user-1"
 EMAIL = "user-1@example.com"
@@ -28,9 +28,11 @@ OWNER = "schemathesis-seed"
 
 
 def closed_port() -> int:
-    """A loopback port nothing listens on: the seeded endpoints' attempts fail at once (under
-    pytest-xdist from this worker's own ports: no other worker's server starts on it)."""
-    return free_port()
+    """A loopback port nothing listens on: the seeded endpoints' attempts fail at once."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
 
 
 @dataclass

@@ -8,9 +8,8 @@ created one can be read.
 Path ids, commands and times are drawn from an account seeded with one of each thing a path
 can name (`tests/api/fuzz_target.py`), mixed with random ones, so cases reach the rules behind
 the 404. Each run draws its seed at random and prints it; `ENERGYHUB_TEST_SEED=<seed>`
-replays a run. The seed and each database's figures (cases, operations that answered 2xx and
-422, server errors) are printed in the run's summary (tests/conftest.py), also when pytest-xdist
-runs the test in a worker process."""
+replays a run. The figures (cases, operations that answered 2xx and 422, server errors) are
+printed after each database's run."""
 
 from __future__ import annotations
 
@@ -45,11 +44,9 @@ from tests.api.fuzz_config import (
     sample_long_enums,
 )
 from tests.api.fuzz_target import OWNER, Seeded, Seeder
-from tests.support import FUZZ_REPORT, SEED_ENV
 from tests.web.support import ThreadedService
 
-# tests/conftest.py draws one for the whole run (each xdist worker reads it) when it is not set
-SEED = int(os.environ.get(SEED_ENV) or random.SystemRandom().getrandbits(32))
+SEED = int(os.environ.get("ENERGYHUB_TEST_SEED") or random.SystemRandom().getrandbits(32))
 MAX_EXAMPLES = 25  # fuzzing cases per operation and database (examples and coverage come on top)
 STATEFUL_EXAMPLES = 30  # linked sequences per database, up to STATEFUL_STEPS calls each
 STATEFUL_STEPS = 6
@@ -114,8 +111,11 @@ class FuzzTarget:
 def fuzz_target(
     database_url: str, tmp_path: Path, request: pytest.FixtureRequest
 ) -> Iterator[FuzzTarget]:
-    def say(line: str) -> None:  # in the run's summary whatever the outcome, to replay it
-        request.node.user_properties.append((FUZZ_REPORT, line))
+    capture = request.config.pluginmanager.getplugin("capturemanager")
+
+    def say(line: str) -> None:  # in the log whatever the outcome, to replay the run
+        with capture.global_and_fixture_disabled():
+            print(line)
 
     clock = FakeClock(datetime.now(UTC).replace(microsecond=0))
     service = ThreadedService(
@@ -129,11 +129,11 @@ def fuzz_target(
         assert service.container is not None
         seeded = service.call(Seeder(service.container, clock, service.base).seed())
         target = FuzzTarget(service, seeded)
-        say(f"{request.node.name}: schemathesis seed {SEED} (ENERGYHUB_TEST_SEED={SEED} replays)")
+        say(f"\n{request.node.name}: schemathesis seed {SEED} (ENERGYHUB_TEST_SEED={SEED} replays)")
         yield target
         figures = target.tally.figures(len(target.documented))
         say(f"{request.node.name}: {figures} (seed {SEED})")
-        assert not target.tally.crashes, f"seed {SEED}:\n" + "\n".join(target.tally.crashes)
+        assert not target.tally.crashes, "\n".join(target.tally.crashes)
         reached = len(target.tally.reached(200, 299))
         enough = MIN_REACHED * len(target.documented)
         assert reached >= enough, f"too few operations reached the service's rules: {figures}"

@@ -137,7 +137,10 @@ def cpu_budget(pid: int, cores: float, name: str) -> Iterator[None]:
     goes back to the root group and the group is removed."""
     root, v2 = _cpu_cgroup_root()
     group = root / f"energyhub-bench-{os.getpid()}-{name}"
-    group.mkdir()
+    try:
+        group.mkdir()
+    except OSError as error:
+        raise BenchError(f"cannot make a cgroup at {group} ({error}): run as root") from error
     quota = int(cores * CFS_PERIOD_US)
     try:
         if v2:

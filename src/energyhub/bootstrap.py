@@ -27,7 +27,7 @@ from energyhub.adapters.webhook_client import WebhookClient
 from energyhub.api.app import create_app, with_gateway
 from energyhub.api.deps import ApiServices
 from energyhub.api.head_guard import bounded_head_protocol
-from energyhub.api.observe import RequestObserver, counting_ocpp
+from energyhub.api.observe import RequestObserver
 from energyhub.api.operations import operations_router
 from energyhub.api.ratelimit import RateLimiter
 from energyhub.api.read_cache import DeviceReadCache
@@ -210,8 +210,16 @@ async def build_container(
     }
     credential_keys = secret_keys(settings)  # stored credentials, signing secrets, proofs
     proofs = ProofKeys.of(credential_keys)
+    metrics = PrometheusMetrics()
     ocpp_store = SqlChargePointStore(engine)
-    ocpp = CentralSystem(ocpp_store, clock, OcppSettings().config(), changes.publish, proofs)
+    ocpp = CentralSystem(
+        ocpp_store,
+        clock,
+        OcppSettings().config(),
+        changes.publish,
+        proofs,
+        on_connected=metrics.ocpp_connected,
+    )
     drivers[DriverName.OCPP] = OcppDriver(ocpp)
     if signals is not None:  # several processes: a command reaches a charger held by another
         from energyhub.drivers.ocpp.routing import routed_driver
@@ -222,7 +230,6 @@ async def build_container(
         )
     sunspec_driver = SunspecDriver(SqlSunspecEndpoints(engine).get)
     drivers[DriverName.SUNSPEC] = sunspec_driver
-    metrics = PrometheusMetrics()
     steering = {n: d for n, d in drivers.items() if isinstance(d, ChargerSteering)}
     simulated = {n: d for n, d in drivers.items() if isinstance(d, SimulatedSteering)}
     for name, driver in list(drivers.items()):
@@ -481,7 +488,7 @@ def build_app(
     )
     if container.signals is not None:
         served = answering_after_signals(served, container.signals)
-    return counting_ocpp(container.ocpp.front(served), container.metrics)
+    return container.ocpp.front(served)  # it counts its connections itself
 
 
 def secret_key_file(settings: Settings) -> Path:

@@ -93,11 +93,12 @@ async def running_service(
     config: OcppConfig | None = None,
     *,
     ping_s: float = 20.0,
+    http: Any = "auto",
     **settings: Any,
 ) -> AsyncIterator[Service]:
     """The whole service (workers included) under uvicorn on an ephemeral port; `db` is a
     SQLite file or a database URL; the server pings chargers every `ping_s` (a pong may
-    take up to WAIT)."""
+    take up to WAIT); `http`: uvicorn's HTTP protocol (class)."""
     values: dict[str, Any] = {
         "database_url": db if isinstance(db, str) else f"sqlite+aiosqlite:///{db}",
         "key_cache_ttl_s": 0,
@@ -115,6 +116,7 @@ async def running_service(
             port=0,
             log_level="warning",
             lifespan="on",
+            http=http,
             **server_options(ping_s, pong_timeout_s=WAIT),
         )
     )

@@ -109,6 +109,14 @@ class BoundedHeadProtocol(HttpToolsProtocol):
         if self._reading_head and self._head_bytes > self.max_head_bytes:
             self._refuse(TOO_LARGE)
 
+    def handle_websocket_upgrade(self) -> None:
+        """uvicorn's, then the parser let go: the websocket protocol has the connection now,
+        and the parser and this protocol hold each other (its callbacks are this protocol's
+        methods), so both would stay until the collector's next full scan: ~3 KB a charger,
+        a reconnecting fleet's worth of it spread through the heap."""
+        super().handle_websocket_upgrade()
+        self.parser = None  # type: ignore[assignment]  # as uvicorn's connection_lost does
+
     def on_message_begin(self) -> None:
         super().on_message_begin()
         self._reading_head = self._head_begun = True

@@ -9,7 +9,7 @@ import time
 from typing import Protocol
 
 from starlette.routing import Mount, compile_path
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import Scope
 
 from energyhub.api.context import RequestContext
 
@@ -87,32 +87,3 @@ def _paths(routes: list[object], prefix: str) -> list[str]:
         elif not isinstance(route, Mount) and isinstance(getattr(route, "path", None), str):
             found.append(prefix + str(getattr(route, "path", "")))
     return found
-
-
-class OcppGauge(Protocol):
-    def ocpp_connected(self, delta: int) -> None: ...
-
-
-def counting_ocpp(app: ASGIApp, gauge: OcppGauge) -> ASGIApp:
-    """`app` with its accepted OCPP websockets (`/ocpp/...`) counted while open."""
-
-    async def asgi(scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "websocket" or not scope["path"].startswith("/ocpp/"):
-            await app(scope, receive, send)
-            return
-        accepted = False
-
-        async def counted(message: Message) -> None:
-            nonlocal accepted
-            if message["type"] == "websocket.accept" and not accepted:
-                accepted = True
-                gauge.ocpp_connected(1)
-            await send(message)
-
-        try:
-            await app(scope, receive, counted)
-        finally:
-            if accepted:
-                gauge.ocpp_connected(-1)
-
-    return asgi

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
@@ -19,6 +20,7 @@ from energyhub.persistence.tables import charging_sessions, devices, ocpp_charge
 from energyhub.ports.ocpp import ChargePointRecord, OpenTransaction
 
 _C = ocpp_charge_points.c
+LOOKUPS_AT_ONCE = 4  # handshakes reading their charger's record at the same time
 _SESSION_UPDATED = ("status", "ended_at", "energy_kwh", "measurement", "end_reason", "updated_at")
 
 
@@ -107,11 +109,16 @@ class SqlChargePointRepository:
 
 
 class SqlChargePointStore:
-    def __init__(self, engine: AsyncEngine) -> None:
+    def __init__(self, engine: AsyncEngine, lookups_at_once: int = LOOKUPS_AT_ONCE) -> None:
         self._engine = engine
+        # A reconnect storm asks for every charger's record at once. A read waiting for a
+        # pooled connection holds a greenlet and a connection checkout (KBs; on SQLite all
+        # but one wait), and the allocator keeps that peak long after; here it waits as a
+        # future.
+        self._lookups = asyncio.Semaphore(lookups_at_once)
 
     async def by_charge_point_id(self, charge_point_id: str) -> ChargePointRecord | None:
-        async with self._engine.connect() as connection:
+        async with self._lookups, self._engine.connect() as connection:
             row = (
                 await connection.execute(
                     select(ocpp_charge_points).where(_C.charge_point_id == charge_point_id)

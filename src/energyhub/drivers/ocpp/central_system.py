@@ -136,11 +136,13 @@ class CentralSystem:
         config: OcppConfig | None = None,
         on_device_changed: Callable[[str], None] | None = None,
         proofs: ProofKeys | None = None,
+        on_connected: Callable[[int], None] | None = None,
     ) -> None:
         self.config = config or OcppConfig()
         self._store = store
         self._clock = clock
         self._on_device_changed = on_device_changed or (lambda _id: None)
+        self._on_connected = on_connected or (lambda _delta: None)  # +1 accepted, -1 ended
         self.credentials = CredentialChecker(clock, self.config.credentials, proofs)
         self._stations: dict[str, Station] = {}  # by charge point id
         self._by_device: dict[str, Station] = {}
@@ -189,9 +191,9 @@ class CentralSystem:
 
         async def asgi(scope: Scope, receive: Receive, send: Send) -> None:
             if scope["type"] == "websocket":
-                match = _OCPP_PATH.match(scope["path"])
-                if match is not None:
-                    scope["path_params"] = match.groupdict()
+                params = _ocpp_path_params(scope["path"])
+                if params is not None:
+                    scope["path_params"] = params
                     await self.endpoint(WebSocket(scope, receive, send))
                     return
             await app(scope, receive, send)
@@ -223,35 +225,40 @@ class CentralSystem:
             await _deny(websocket, 400, "Offer the subprotocol ocpp1.6 or ocpp2.0.1.")
             return
         await websocket.accept(subprotocol=protocol)
-        from energyhub.drivers.ocpp.link import WebSocketConnection  # `ocpp`: on first use
-
-        station = self._station(record)
-        generation = None if self.owners is None else await self.owners.claim(station)
-        connection = WebSocketConnection(websocket, station.seen)
-        link = self._link(protocol, station, connection)
-        previous = station.link
-        station.attach(link)
-        if previous is not None:
-            await previous.close(REPLACED, "replaced by a newer connection")
-        self.changed(station)
-        if station.ready.is_set():  # known from before (else once it has booted)
-            self.spawn(resume(station, link), "ocpp-resume")
+        websocket.scope["headers"] = []  # read: a connection lives for days, they need not
+        self._on_connected(1)
         try:
-            await link.start()
-        except (WebSocketDisconnect, ConnectionError, RuntimeError, OSError):
-            pass
+            from energyhub.drivers.ocpp.link import WebSocketConnection  # `ocpp`: on first use
+
+            station = self._station(record)
+            generation = None if self.owners is None else await self.owners.claim(station)
+            connection = WebSocketConnection(websocket, station.seen)
+            link = self._link(protocol, station, connection)
+            previous = station.link
+            station.attach(link)
+            if previous is not None:
+                await previous.close(REPLACED, "replaced by a newer connection")
+            self.changed(station)
+            if station.ready.is_set():  # known from before (else once it has booted)
+                self.spawn(resume(station, link), "ocpp-resume")
+            try:
+                await link.start()
+            except (WebSocketDisconnect, ConnectionError, RuntimeError, OSError):
+                pass
+            finally:
+                link.closed.set()
+                self._closed_since_collect += 1
+                self.collect_closed()  # now, before the fleet that dropped has reconnected
+                if station.detach(link):
+                    log.info("%s disconnected", charge_point_id)
+                if self.owners is not None:
+                    await self.owners.release(station, generation)
         finally:
-            link.closed.set()
-            self._closed_since_collect += 1
-            self.collect_closed()  # now, before the fleet that dropped has reconnected
-            if station.detach(link):
-                log.info("%s disconnected", charge_point_id)
-            if self.owners is not None:
-                await self.owners.release(station, generation)
+            self._on_connected(-1)
 
     async def _authenticated(self, websocket: WebSocket, charge_point_id: str, stored: str) -> bool:
         """HTTP Basic with the charge point id as the user; a refusal is answered here."""
-        credentials = basic_credentials(websocket.headers.get("authorization"))
+        credentials = basic_credentials(_authorization(websocket.scope))
         outcome = None
         if credentials is not None and credentials[0] == charge_point_id:
             client = websocket.scope.get("client")
@@ -501,3 +508,19 @@ async def _deny(
         )
     else:
         await websocket.close(1008, message)
+
+
+def _ocpp_path_params(path: str) -> dict[str, str] | None:
+    """The charge point id of an OCPP websocket's path (the match itself is not kept for the
+    connection's life)."""
+    match = _OCPP_PATH.match(path)
+    return None if match is None else match.groupdict()
+
+
+def _authorization(scope: Scope) -> str | None:
+    """The handshake's `Authorization` header, read from the scope (a `Headers` view of it
+    would be kept by the websocket for the connection's life)."""
+    for name, value in scope.get("headers") or ():
+        if name == b"authorization":
+            return bytes(value).decode("latin-1")
+    return None

@@ -13,6 +13,7 @@ from typing import Any
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from websockets.http11 import Request
 
+from energyhub.drivers.ocpp.small_event import SmallEvent
 from energyhub.drivers.ocpp.small_queue import SmallQueue
 
 MAX_MESSAGE_BYTES = 1024 * 1024  # uvicorn's default is 16 MiB a message
@@ -36,14 +37,16 @@ class PeerActivity:
 
 class PeerActivityProtocol(WebSocketsSansIOProtocol):
     """uvicorn's websocket protocol (the one it picks by default) with a `PeerActivity`
-    in each connection's scope, a lighter receive queue, and no handshake kept once it is
-    answered (uvicorn keeps the request and the response, headers and all, for the
-    connection's life)."""
+    in each connection's scope, a lighter receive queue and `writable` event, and no
+    handshake kept once it is answered (uvicorn keeps the request and the response, headers
+    and all, for the connection's life)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.activity = PeerActivity()
         self.queue = SmallQueue()  # type: ignore[assignment]
+        self.writable = SmallEvent()  # type: ignore[assignment]
+        self.writable.set()
 
     async def send(self, message: Any) -> None:
         await super().send(message)

@@ -19,6 +19,7 @@ from energyhub.domain.clock import Clock
 from energyhub.domain.errors import DeviceOffline, DeviceRejected, DeviceTimeout
 from energyhub.domain.readings import DriverError
 from energyhub.drivers.ocpp.keepalive import PEER_ACTIVITY, PeerActivity
+from energyhub.drivers.ocpp.small_event import SmallEvent
 from energyhub.drivers.ocpp.small_queue import SmallQueue
 from energyhub.drivers.ocpp.station import CallNotSupported, Station
 
@@ -80,7 +81,7 @@ class LinkCalls:
     """Mixed into the version's `ChargePoint`: calls that fail as `DriverError`, and a
     `closed` event that ends calls waiting on a dropped connection at once."""
 
-    closed: asyncio.Event
+    closed: SmallEvent
     clock: Clock
     connection: WebSocketConnection
 
@@ -101,7 +102,7 @@ class LinkCalls:
         # what the package builds per connection, made lighter (a fleet holds thousands)
         self.route_map = _BoundRoutes(self)
         self._response_queue = SmallQueue()
-        self.closed = asyncio.Event()
+        self.closed = SmallEvent()
         self.clock = clock
         self.connection = connection
         self.station = station

@@ -5,7 +5,6 @@ calls on a `Station`; the driver sends commands through it."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 from collections.abc import Mapping, Sequence
@@ -21,6 +20,7 @@ from energyhub.domain.sessions import EndReason
 from energyhub.drivers.ocpp import mapping
 from energyhub.drivers.ocpp.mapping import Declaration, Limit
 from energyhub.drivers.ocpp.meters import Reading
+from energyhub.drivers.ocpp.small_event import SmallEvent
 from energyhub.drivers.ocpp.station_events import CallNotSupported as CallNotSupported
 from energyhub.drivers.ocpp.station_events import ChargerLink, StationEvents
 from energyhub.drivers.ocpp.strategy_profiles import StrategyProfiles
@@ -46,7 +46,7 @@ class Station(Transactions, StrategyProfiles):
     ) -> None:
         self.record = record
         self.link: ChargerLink | None = None
-        self.ready = asyncio.Event()  # set once the charger's declaration is known
+        self.ready = SmallEvent()  # set once the charger's declaration is known
         self.device_meta: dict[str, Any] = {}  # vendor, model, capabilities to store
         self._clock = clock
         self._events = events
@@ -75,6 +75,8 @@ class Station(Transactions, StrategyProfiles):
 
     def detach(self, link: ChargerLink) -> bool:
         """The link ended; False when a newer link had replaced it already."""
+        if self.resumed_on is link:  # an ended connection is not kept until the next one
+            self.resumed_on = None
         if self.link is not link:
             return False
         self.link = None

@@ -5,11 +5,12 @@ next-due polls (two or three index probes now) give what `min()` over every row 
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 from typing import Any
 
 import pytest
-from sqlalchemy import insert, select
+from sqlalchemy import event, insert, select
 
 from energyhub.api.representations import pagination
 from energyhub.bootstrap import Container
@@ -222,3 +223,58 @@ async def test_the_next_due_polls_find_what_min_over_every_row_found(
     )
     async with container.uow() as tx:
         assert await tx.webhooks.next_due_at() == due + timedelta(seconds=30)
+
+
+async def test_a_devices_list_does_not_walk_the_newer_actions_of_other_devices(
+    container: Container,
+) -> None:
+    """PostgreSQL: the first page of a device whose many actions are older than the rest of
+    the table comes from the device's index; walking the primary key back (with the account
+    and environment filtered on the heap) would read every newer action first."""
+    if container.settings.is_sqlite:
+        pytest.skip("PostgreSQL's planner")
+    await _setup(container)
+    await _insert(container, actions, [_action(1, device_id="dev_b")])
+    names = [c.name for c in actions.columns if c.name != "pk"]
+    values = {name: f't."{name}"' for name in names}
+    column_list = ", ".join(f'"{name}"' for name in names)
+    async with container.engine.begin() as connection:
+        for device, count in (("dev_b", 20_000), ("dev_a", 60_000)):  # dev_b's are older
+            chosen = {**values, "id": f"'act_{device}_' || g", "device_id": f"'{device}'"}
+            await connection.exec_driver_sql(
+                f"INSERT INTO actions ({column_list}) "
+                f"SELECT {', '.join(chosen[n] for n in names)} FROM actions t, "
+                f"generate_series(1, {count}) g WHERE t.id = 'act_0001'"
+            )
+    async with container.engine.connect() as connection:  # as autovacuum leaves old rows
+        autocommit = await connection.execution_options(isolation_level="AUTOCOMMIT")
+        await autocommit.exec_driver_sql("VACUUM ANALYZE actions")
+    statements: list[tuple[str, Any]] = []
+
+    def seen(_conn: Any, _cursor: Any, statement: str, parameters: Any, *_: Any) -> None:
+        if statement.lstrip().upper().startswith("SELECT") and "actions" in statement:
+            statements.append((statement, parameters))
+
+    event.listen(container.engine.sync_engine, "before_cursor_execute", seen)
+    try:
+        page, total = await _listed(container, "dev_b", None, 0, 50)
+    finally:
+        event.remove(container.engine.sync_engine, "before_cursor_execute", seen)
+    assert len(page) == 50
+    assert total > 50
+    assert statements
+    async with container.engine.connect() as connection:
+        raw = await connection.get_raw_connection()
+        for statement, parameters in statements:
+            plan = await raw.driver_connection.fetchval(  # type: ignore[union-attr]
+                f"EXPLAIN (ANALYZE, FORMAT JSON) {statement}", *parameters
+            )
+            document = json.loads(plan) if isinstance(plan, str) else plan
+            removed = _removed_by_filter(document[0]["Plan"])
+            assert removed < 1_000, (statement, removed)
+
+
+def _removed_by_filter(node: dict[str, Any]) -> int:
+    return int(node.get("Rows Removed by Filter", 0)) + sum(
+        _removed_by_filter(child) for child in node.get("Plans", [])
+    )

@@ -161,8 +161,10 @@ actions = Table(
     Column("schedule_id", String(40), nullable=True, index=True),  # an occurrence's schedule
     Index(None, "account_id", "environment", "pk"),
     # migration 0015: every list filter, the in-play check, the next-due poll, pruning
-    Index(None, "device_id", "state", "pk"),
-    Index(None, "device_id", "pk"),
+    # migration 0021: with the account and environment (PostgreSQL), a device's list is an
+    # index-only scan however old its actions are
+    Index(None, "device_id", "state", "pk", postgresql_include=["account_id", "environment"]),
+    Index(None, "device_id", "pk", postgresql_include=["account_id", "environment"]),
     Index(None, "account_id", "environment", "state", "pk"),
     Index(
         "ix_actions_device_id_end_completed",

@@ -17,9 +17,11 @@ webhook deliveries received. Targets: each storm under 10 s, RSS under 150 MB, p
 200 ms. The chargers and this process share the machine's cores with the service.
 
 Run: `.venv/bin/python bench/ocpp_fleet.py [--chargers 1000] [--interval 10] [--pushes 200]
-[--rate 5] [--seconds 60] [--template PATH]`. Commissioning 1,000 chargers takes a minute or
-more: `--template` keeps the commissioned database in PATH and later runs with the same
-`--chargers` start from a copy of it (delete it after a schema change).
+[--rate 5] [--seconds 60] [--template PATH] [--keep]`. Commissioning 1,000 chargers takes a
+minute or more: `--template` keeps the commissioned database in PATH and later runs with the
+same `--chargers` start from a copy of it (delete it after a schema change: a template that
+migrates at start loads Alembic, ~8 MB of RSS). The run's directory (its database and the
+service's log) is removed at the end unless `--keep`.
 """
 
 from __future__ import annotations
@@ -285,7 +287,19 @@ def _copy_secret_key(source: Path, target: Path) -> None:
 
 
 async def main(args: argparse.Namespace) -> None:
+    """The run in a directory of its own (database, service log), removed at the end unless
+    `--keep`."""
     workdir = Path(tempfile.mkdtemp(prefix="ocpp-fleet-"))
+    try:
+        await _run(args, workdir)
+    finally:
+        if args.keep:
+            print(f"kept {workdir}", file=sys.stderr)
+        else:
+            shutil.rmtree(workdir, ignore_errors=True)
+
+
+async def _run(args: argparse.Namespace, workdir: Path) -> None:
     db = workdir / "fleet.db"
     t0 = time.perf_counter()
     template = Path(args.template) if args.template else None
@@ -414,4 +428,5 @@ if __name__ == "__main__":
     parser.add_argument("--rate", type=float, default=5.0)
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--template", help="commissioned database to copy (made if missing)")
+    parser.add_argument("--keep", action="store_true", help="keep the run's directory (db, log)")
     asyncio.run(main(parser.parse_args()))

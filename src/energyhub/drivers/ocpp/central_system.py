@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
+from starlette.datastructures import Headers
 from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
@@ -258,7 +259,8 @@ class CentralSystem:
 
     async def _authenticated(self, websocket: WebSocket, charge_point_id: str, stored: str) -> bool:
         """HTTP Basic with the charge point id as the user; a refusal is answered here."""
-        credentials = basic_credentials(_authorization(websocket.scope))
+        # a Headers of its own: `websocket.headers` would be kept for the connection's life
+        credentials = basic_credentials(Headers(scope=websocket.scope).get("authorization"))
         outcome = None
         if credentials is not None and credentials[0] == charge_point_id:
             client = websocket.scope.get("client")
@@ -515,12 +517,3 @@ def _ocpp_path_params(path: str) -> dict[str, str] | None:
     connection's life)."""
     match = _OCPP_PATH.match(path)
     return None if match is None else match.groupdict()
-
-
-def _authorization(scope: Scope) -> str | None:
-    """The handshake's `Authorization` header, read from the scope (a `Headers` view of it
-    would be kept by the websocket for the connection's life)."""
-    for name, value in scope.get("headers") or ():
-        if name == b"authorization":
-            return bytes(value).decode("latin-1")
-    return None
